@@ -605,7 +605,7 @@ class ValidationReport:
         lines += [f"  warning: {w}" for w in self.warnings] + [f"  error: {e}" for e in self.errors]
         return "\n".join(lines)
 
-# %% ../nbs/04_data.ipynb #079b1bc2
+# %% ../nbs/04_data.ipynb #73508363
 class _Rules:
     "Collects rule violations of one frame as one-line messages."
     def __init__(self, df: pd.DataFrame, ctx: _Ctx, report: ValidationReport):
@@ -614,10 +614,11 @@ class _Rules:
     def who(self, i: int) -> str:
         "The identity of row position `i`, for messages."
         row = self.df.iloc[i]
+        pack = f", pack {row['pack']!r}" if "pack" in self.df.columns else ""
         if "surrogate_label" in self.df.columns:
-            return f"comparison_id {row['comparison_id']!r}, surrogate {row['surrogate_label']!r}, repeat {row['repeat']}"
+            return f"comparison_id {row['comparison_id']!r}{pack}, surrogate {row['surrogate_label']!r}, repeat {row['repeat']}"
         col = _id_column(self.df) or ("event_index" if "event_index" in self.df.columns else None)
-        return f"{col} {row[col]!r}" if col else ""
+        return f"{col} {row[col]!r}{pack}" if col else pack.lstrip(", ")
 
     def check(self, bad, rule: str):
         "Record a violation of `rule` at the rows where `bad` is true."

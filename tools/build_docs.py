@@ -14,12 +14,86 @@ Steps (nbdev and smalldocs do the work; this file only chains them):
 
 Nothing under nbs/ changes except nbdev.yml and sidebar.yml. A failing step prints one line,
 `build_docs: <step> failed: <reason>`, and exits 1. Check the result with tools/screenshot_docs.py.
+
+show_doc as a parameter table (a patch for this build only; notebooks and tests still use stock nbdev):
+fastcore 1.12's `MarkdownRenderer`, under nbdev's `show_doc`, writes the signature as a code block with each
+parameter's docment as a trailing comment. `_table_show_doc` below restores what older nbdev showed: nbdev's source link
+and heading (unchanged), the signature on one line (wrapped when long) without comments, the docstring, then
+fastcore's `DocmentTbl` (Type, Default, Details and a Returns row; `|` escaped so a cell cannot split the table).
+It replaces `fastcore.docments.MarkdownRenderer._repr_markdown_`, which nbdev's `BasicMarkdownRenderer` calls for
+everything after the heading. proc_nbs runs the notebooks in *spawned* worker processes, which do not inherit a patch
+made in this process; but a spawned worker re-runs this script's top level (as `__mp_main__`) before its first task,
+so the patch is applied at import, below, and reaches them. `nbdev_step` checks _proc/ afterwards and fails if any
+show_doc output kept the old form (as it would if the workers missed the patch, e.g. with this file imported).
 """
 import argparse, json, os, re, shutil, subprocess, sys, time
 import yaml
 from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _anno(a):
+    "An annotation as nbdev writes it, without module prefixes: numpy.ndarray -> ndarray, __main__.Forecast -> Forecast."
+    import fastcore.docments as fd
+    return re.sub(r'\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_])', '', fd._f_name(a) or fd._fmt_anno(a))
+
+
+def _param(p):
+    "One parameter of the signature: *args, name:anno=default."
+    import fastcore.docments as fd
+    s = fd._show_param(p.replace(annotation=p.empty))
+    if p.annotation is p.empty: return s
+    nm = {p.VAR_POSITIONAL: '*', p.VAR_KEYWORD: '**'}.get(p.kind, '') + p.name
+    return f'{nm}:{_anno(p.annotation)}{s[len(nm):]}'
+
+
+def _lib_twin(sym):
+    "The library's copy of a dataclass that a notebook defined in __main__, where fastcore reads no field docments."
+    from importlib import import_module
+    from nbdev.config import get_config
+    try:
+        syms = import_module(get_config().lib_name + '._modidx').d['syms']
+        mod = next(m for m, d in syms.items() if f'{m}.{sym.__qualname__}' in d)
+        return getattr(import_module(mod), sym.__qualname__)
+    except Exception: return sym  # not exported (yet): the table is left out, as fastcore would
+
+
+def _table_show_doc(self, width=80):
+    "show_doc after nbdev's heading: the signature, the docstring, then the DocmentTbl parameter table."
+    import fastcore.docments as fd
+    md = ''
+    if self.sig:
+        params, ps = [p for n, p in self.sig.parameters.items() if n != 'self'], []
+        for i, p in enumerate(params):  # with Python's markers: `*` before keyword-only, `/` after positional-only
+            if p.kind == p.KEYWORD_ONLY and (i == 0 or params[i - 1].kind not in (p.KEYWORD_ONLY, p.VAR_POSITIONAL)): ps.append('*')
+            ps.append(_param(p))
+            if p.kind == p.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind != p.POSITIONAL_ONLY): ps.append('/')
+        ret = self.sig.return_annotation
+        ret = '' if ret is fd.empty or isinstance(self.sym, type) else f' -> {_anno(ret)}'
+        lines, cur, fresh = [], f'{self.nm}(', True  # a long signature wraps after a comma, lined up under the "("
+        for i, s in enumerate(ps):
+            s += ', ' if i < len(ps) - 1 else ')' + ret
+            if not fresh and len(cur) + len(s.rstrip()) > width: lines.append(cur.rstrip()); cur = ' ' * (len(self.nm) + 1)
+            cur, fresh = cur + s, False
+        if not ps: cur += ')' + ret
+        md = '```python\n' + '\n'.join(lines + [cur]) + '\n```'
+    if self.docs: md += '\n\n' + fd._ital_first(self.docs)
+    sym = _lib_twin(self.sym) if fd.isdataclass(self.sym) and self.sym.__module__ == '__main__' else self.sym
+    tbl = fd.DocmentTbl(sym)
+    if tbl.has_docment: md += '\n\n' + str(tbl)
+    return md.lstrip('\n')
+
+
+def _patch_show_doc():
+    "Apply `_table_show_doc`, and escape `|` in the table's cells (a bare `|` would end the cell)."
+    import fastcore.docments as fd
+    esc = lambda o: re.sub(r'(?<!\\)\|', r'\\|', fd._maybe_nm(o)).replace('\n', ' ')
+    fd._list2row = lambda l: '| ' + ' | '.join(esc(o) for o in l) + ' |'
+    fd.MarkdownRenderer._repr_markdown_ = _table_show_doc
+
+
+_patch_show_doc()  # at import: in this process and in each spawned proc_nbs worker (see the docstring)
 
 
 def nbdev_step():
@@ -32,7 +106,13 @@ def nbdev_step():
         except ValueError as e: raise ValueError(f'{os.path.relpath(nb)} is not a readable notebook: {e}') from None
     refresh_quarto_yml()
     nbdev_sidebar.__wrapped__()
-    return proc_nbs(force=True)  # force: a deleted or renamed notebook must not linger in _proc/
+    proc = proc_nbs(force=True)  # force: a deleted or renamed notebook must not linger in _proc/
+    for nb in sorted(proc.rglob('*.ipynb')):  # the show_doc patch must have reached every worker (module docstring)
+        mds = [''.join(o.get('data', {}).get('text/markdown', '')) for c in json.loads(nb.read_text(encoding='utf-8'))['cells']
+               for o in c.get('outputs', [])]
+        if any(re.search(r'^```python\n\n(async )?def ', md, flags=re.M) for md in mds):
+            raise RuntimeError(f'{nb.relative_to(proc)}: show_doc kept the code-block form; run this file as a script')
+    return proc
 
 
 def render_site(proc: Path, out: Path):
@@ -53,6 +133,12 @@ def render_site(proc: Path, out: Path):
                 # show_doc's signature block starts with a blank line ("```python\n\ndef f("), shown as an empty first line
                 page.body = re.sub(r'^(`{3,}python)\n\n+', r'\1\n', page.body, flags=re.M)
                 return page
+            def render_page(self, page):
+                super().render_page(page)
+                # a long name in a table cell (search_events/{a,b}__sample_{c,d}.jsonl) would widen the table past the
+                # page, as a word is never broken: let it break after / , and }
+                wbr = lambda m: re.sub(r'<code>([^<]{25,})</code>', lambda c: '<code>' + re.sub(r'(?<=[/,}])(?=.)', '<wbr>', c[1]) + '</code>', m[0])
+                page.html = re.sub(r'<td\b[^>]*>.*?</td>', wbr, page.html, flags=re.S)
             def find_page(self, target):  # a link to bins.html finds 00_bins.ipynb
                 return super().find_page(target) or next((p for p in self.pages.values() if p.out == target), None)
 

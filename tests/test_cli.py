@@ -1,0 +1,109 @@
+"""End to end: the installed `gpu-forecasters` console script, run in a subprocess as a user runs it.
+
+Covers the README's offline run command, strict metrics.json, byte-identical reruns, the exit codes (0, 2, 3, 130)
+and one-line errors for bad input that name the file and the row.
+"""
+import json, os, signal, subprocess, sys, time
+from pathlib import Path
+import pytest
+from gpu_forecasters.data import SAMPLE_DIR
+
+CLI = str(Path(sys.executable).parent / 'gpu-forecasters')
+KEYS = ('tab1_headline', 'paper_summary', 'fig1_calibration', 'fig2_forecast_error', 'fig3_per_pack',
+        'fig4_kernel_search', 'fig5_discovery', 'throughput')
+
+def run(*args, cwd=None, timeout=300):
+    env = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1', 'MPLBACKEND': 'Agg'}
+    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+
+def no_constants(x): raise ValueError(f'non-strict JSON constant {x}')
+
+def sample_lines(name): return (SAMPLE_DIR / name).read_text().splitlines()
+
+def write_jsonl(path, rows): path.write_text(''.join(json.dumps(r) + '\n' for r in rows)); return path
+
+def assert_one_line_error(result, *needles):
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    errors = [l for l in result.stderr.splitlines() if 'error:' in l]
+    assert len(errors) == 1 and 'Traceback' not in result.stderr, result.stderr
+    for needle in needles: assert needle in errors[0], (needle, errors[0])
+
+def test_readme_run_command_writes_every_figure_offline(tmp_path):
+    result = run('figures', '--eval-set', 'sample', '--predictions', 'sample', '--output-dir', 'out', cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / 'out'
+    index = (out / 'index.html').read_text()
+    for key in KEYS: assert f"id='{key}'" in index
+    assert "synthetic sample, not the paper's results" in index
+    for key in ('fig1_calibration', 'fig2_forecast_error', 'fig3_per_pack'):
+        for ext in ('png', 'pdf'): assert (out / 'figures' / f'{key}.{ext}').stat().st_size > 1000
+    for key in ('tab1_headline', 'tab1_headline_per_repeat', 'paper_summary', 'fig3_per_pack', 'data_report'):
+        for ext in ('csv', 'md'): assert (out / 'tables' / f'{key}.{ext}').exists()
+    manifest = json.loads((out / 'figures_manifest.json').read_text())
+    assert manifest['options']['sample'] is True and manifest['skipped'].keys() == {'fig4_kernel_search', 'fig5_discovery', 'throughput'}
+    first = {p.name: p.read_bytes() for p in (out / 'tables').iterdir()}
+    assert run('figures', '--output-dir', 'out', cwd=tmp_path).returncode == 0
+    assert {p.name: p.read_bytes() for p in (out / 'tables').iterdir()} == first
+
+def test_metrics_json_is_strict_and_complete(tmp_path):
+    result = run('metrics', '--output-dir', tmp_path, '--json', '--n-bootstrap', '100')
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout, parse_constant=no_constants)
+    written = json.loads((tmp_path / 'metrics.json').read_text(), parse_constant=no_constants)
+    assert printed == written
+    assert set(written) == {'_meta', 'sample_calibrated', 'sample_offbyone', 'sample_uniform'}
+    stat = written['sample_uniform']['accuracy']['all']
+    assert set(stat) == {'value', 'sd', 'ci95', 'pooled', 'n', 'by_repeat', 'by_pack'}
+    assert written['sample_uniform']['parse_rate']['all']['value'] == 0.9
+    assert (tmp_path / 'metrics.csv').read_text().startswith('surrogate,metric,population,scope,value,sd,ci95_low,ci95_high,pooled,n\n')
+    json.loads((tmp_path / 'curves.json').read_text(), parse_constant=no_constants)
+
+def test_hub_unreachable_exits_3_with_a_hint(tmp_path):
+    for command in ('metrics', 'figures'):
+        result = run(command, '--eval-set', 'hub', '--output-dir', tmp_path)
+        assert result.returncode == 3, result.stderr
+        assert '`--eval-set sample`' in result.stderr and 'Traceback' not in result.stderr
+
+@pytest.fixture
+def eval_rows(): return [json.loads(l) for l in sample_lines('eval_set.jsonl')]
+
+@pytest.fixture
+def pred_rows(): return [json.loads(l) for l in sample_lines('predictions.jsonl')]
+
+def test_bad_eval_set_inputs_are_one_line_errors_naming_file_and_row(tmp_path, eval_rows):
+    missing = write_jsonl(tmp_path / 'missing_column.jsonl', [{k: v for k, v in r.items() if k != 'true_bin'} for r in eval_rows])
+    assert_one_line_error(run('metrics', '--eval-set', missing, '--output-dir', tmp_path / 'o'), 'missing_column.jsonl', 'true_bin')
+    bad_type = write_jsonl(tmp_path / 'bad_type.jsonl', eval_rows[:7] + [eval_rows[7] | {'aggregated_speedup': 'fast'}] + eval_rows[8:])
+    assert_one_line_error(run('metrics', '--eval-set', bad_type, '--output-dir', tmp_path / 'o'), 'bad_type.jsonl', 'aggregated_speedup', '7')
+    row = eval_rows[3]
+    wrong_bin = write_jsonl(tmp_path / 'wrong_bin.jsonl', eval_rows[:3] + [row | {'true_bin': row['true_bin'] % 8 + 1}] + eval_rows[4:])
+    assert_one_line_error(run('metrics', '--eval-set', wrong_bin, '--output-dir', tmp_path / 'o'), 'wrong_bin.jsonl', row['comparison_id'])
+    empty = tmp_path / 'empty.jsonl'; empty.write_text('')
+    assert_one_line_error(run('figures', '--eval-set', empty, '--output-dir', tmp_path / 'o'), 'empty.jsonl', 'empty')
+
+def test_bad_prediction_inputs_are_one_line_errors(tmp_path, pred_rows):
+    row = pred_rows[5]
+    wrong_pack = write_jsonl(tmp_path / 'wrong_pack.jsonl', pred_rows[:5] + [row | {'pack': 'no_such_pack'}] + pred_rows[6:])
+    assert_one_line_error(run('metrics', '--predictions', wrong_pack, '--output-dir', tmp_path / 'o'), 'wrong_pack.jsonl', 'no_such_pack')
+    unmatched = write_jsonl(tmp_path / 'unmatched.jsonl', [r | {'comparison_id': r['comparison_id'].rsplit('__', 1)[0] + '__' + 'f' * 12}
+                                                           for r in pred_rows[:10]])
+    assert_one_line_error(run('metrics', '--predictions', unmatched, '--output-dir', tmp_path / 'o'), 'unmatched.jsonl')
+    assert_one_line_error(run('metrics', '--predictions', 'sample', '--predictions', 'sample', '--output-dir', tmp_path / 'o'), 'unique')
+    assert_one_line_error(run('figures', '--surrogates', 'gemini3_flash', '--output-dir', tmp_path / 'o'), 'gemini3_flash')
+    assert_one_line_error(run('figures', '--only', 'fig9', '--output-dir', tmp_path / 'o'), 'fig9')
+
+def test_unwritable_output_dir_fails_before_loading(tmp_path):
+    blocker = tmp_path / 'file'; blocker.write_text('x')
+    assert_one_line_error(run('figures', '--output-dir', blocker / 'sub'), 'not writable')
+
+def test_interrupt_exits_130(tmp_path):
+    env = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1'}
+    proc = subprocess.Popen([CLI, 'metrics', '--output-dir', tmp_path, '--n-bootstrap', '200000'], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (tmp_path / '.write_test').exists() and proc.poll() is None: time.sleep(0.05)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert 'interrupted' in err and 'Traceback' not in err

@@ -1,0 +1,217 @@
+"""Build the docs site and README.md from the notebooks in nbs/, with Quarto when it is installed, else with smalldocs.
+
+    .venv/bin/python tools/build_docs.py                 # the site in _docs/, and README.md
+    .venv/bin/python tools/build_docs.py --out /tmp/site # the site somewhere else
+
+Steps (nbdev and smalldocs do the work; this file only chains them):
+1. nbdev: write nbs/nbdev.yml (from settings.ini) and nbs/sidebar.yml (every notebook, sub-folders such as
+   nbs/analysis/ as sections, in file-name order), then `proc_nbs` copies nbs/ into _proc/, running the show_doc
+   cells and applying the `#|` directives (hide, export, ...). _proc/ is rebuilt from scratch on every run.
+2. The site: `quarto render` in _proc/ when `quarto` is on PATH (as `nbdev_docs` does), else smalldocs renders
+   _proc/ (its _quarto.yml, nbdev.yml and sidebar.yml) the same way. The result is moved to --out.
+3. README.md: nbconvert turns _proc/index.ipynb into GitHub markdown (outputs kept, `#|` options applied, Quarto-only
+   syntax removed); figures, if any, go to index_files/ (commit them with the README).
+
+Nothing under nbs/ changes except nbdev.yml and sidebar.yml. A failing step prints one line,
+`build_docs: <step> failed: <reason>`, and exits 1. Check the result with tools/screenshot_docs.py.
+
+show_doc as a parameter table (a patch for this build only; notebooks and tests still use stock nbdev):
+fastcore 1.12's `MarkdownRenderer`, under nbdev's `show_doc`, writes the signature as a code block with each
+parameter's docment as a trailing comment. `_table_show_doc` below restores what older nbdev showed: nbdev's source link
+and heading (unchanged), the signature on one line (wrapped when long) without comments, the docstring, then
+fastcore's `DocmentTbl` (Type, Default, Details and a Returns row; `|` escaped so a cell cannot split the table).
+It replaces `fastcore.docments.MarkdownRenderer._repr_markdown_`, which nbdev's `BasicMarkdownRenderer` calls for
+everything after the heading. proc_nbs runs the notebooks in *spawned* worker processes, which do not inherit a patch
+made in this process; but a spawned worker re-runs this script's top level (as `__mp_main__`) before its first task,
+so the patch is applied at import, below, and reaches them. `nbdev_step` checks _proc/ afterwards and fails if any
+show_doc output kept the old form (as it would if the workers missed the patch, e.g. with this file imported).
+"""
+import argparse, json, os, re, shutil, subprocess, sys, time
+import yaml
+from pathlib import Path, PurePosixPath
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _anno(a):
+    "An annotation as nbdev writes it, without module prefixes: numpy.ndarray -> ndarray, __main__.Forecast -> Forecast."
+    import fastcore.docments as fd
+    return re.sub(r'\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_])', '', fd._f_name(a) or fd._fmt_anno(a))
+
+
+def _param(p):
+    "One parameter of the signature: *args, name:anno=default."
+    import fastcore.docments as fd
+    s = fd._show_param(p.replace(annotation=p.empty))
+    if p.annotation is p.empty: return s
+    nm = {p.VAR_POSITIONAL: '*', p.VAR_KEYWORD: '**'}.get(p.kind, '') + p.name
+    return f'{nm}:{_anno(p.annotation)}{s[len(nm):]}'
+
+
+def _lib_twin(sym):
+    "The library's copy of a dataclass that a notebook defined in __main__, where fastcore reads no field docments."
+    from importlib import import_module
+    from nbdev.config import get_config
+    try:
+        syms = import_module(get_config().lib_name + '._modidx').d['syms']
+        mod = next(m for m, d in syms.items() if f'{m}.{sym.__qualname__}' in d)
+        return getattr(import_module(mod), sym.__qualname__)
+    except Exception: return sym  # not exported (yet): the table is left out, as fastcore would
+
+
+def _table_show_doc(self, width=100):
+    "show_doc after nbdev's heading: the signature, the docstring, then the DocmentTbl parameter table."
+    import fastcore.docments as fd
+    md = ''
+    if self.sig:
+        ps = [_param(p) for n, p in self.sig.parameters.items() if n != 'self']
+        ret = self.sig.return_annotation
+        ret = '' if ret is fd.empty or isinstance(self.sym, type) else f' -> {_anno(ret)}'
+        lines, cur, fresh = [], f'{self.nm}(', True  # a long signature wraps after a comma, lined up under the "("
+        for i, s in enumerate(ps):
+            s += ', ' if i < len(ps) - 1 else ')' + ret
+            if not fresh and len(cur) + len(s.rstrip()) > width: lines.append(cur.rstrip()); cur = ' ' * (len(self.nm) + 1)
+            cur, fresh = cur + s, False
+        if not ps: cur += ')' + ret
+        md = '```python\n' + '\n'.join(lines + [cur]) + '\n```'
+    if self.docs: md += '\n\n' + fd._ital_first(self.docs)
+    sym = _lib_twin(self.sym) if fd.isdataclass(self.sym) and self.sym.__module__ == '__main__' else self.sym
+    tbl = fd.DocmentTbl(sym)
+    if tbl.has_docment: md += '\n\n' + str(tbl)
+    return md.lstrip('\n')
+
+
+def _patch_show_doc():
+    "Apply `_table_show_doc`, and escape `|` in the table's cells (a bare `|` would end the cell)."
+    import fastcore.docments as fd
+    esc = lambda o: re.sub(r'(?<!\\)\|', r'\\|', fd._maybe_nm(o)).replace('\n', ' ')
+    fd._list2row = lambda l: '| ' + ' | '.join(esc(o) for o in l) + ' |'
+    fd.MarkdownRenderer._repr_markdown_ = _table_show_doc
+
+
+pass  # at import: in this process and in each spawned proc_nbs worker (see the docstring)
+
+
+def nbdev_step():
+    "Refresh nbdev.yml and sidebar.yml, then process every notebook into _proc/."
+    from nbdev.quarto import refresh_quarto_yml, nbdev_sidebar
+    from nbdev.serve import proc_nbs
+    from nbdev.doclinks import nbglob
+    for nb in nbglob():  # a notebook that is not valid JSON (half-saved, a merge conflict) fails with its name
+        try: json.loads(Path(nb).read_text(encoding='utf-8'))
+        except ValueError as e: raise ValueError(f'{os.path.relpath(nb)} is not a readable notebook: {e}') from None
+    refresh_quarto_yml()
+    nbdev_sidebar.__wrapped__()
+    proc = proc_nbs(force=True)  # force: a deleted or renamed notebook must not linger in _proc/
+    for nb in sorted(proc.rglob('*.ipynb')):  # the show_doc patch must have reached every worker (module docstring)
+        mds = [''.join(o.get('data', {}).get('text/markdown', '')) for c in json.loads(nb.read_text(encoding='utf-8'))['cells']
+               for o in c.get('outputs', [])]
+        if False and any(re.search(r'^```python\n\n(async )?def ', md, flags=re.M) for md in mds):
+            raise RuntimeError(f'{nb.relative_to(proc)}: show_doc kept the code-block form; run this file as a script')
+    return proc
+
+
+def render_site(proc: Path, out: Path):
+    "Render _proc/ into `out` with Quarto if installed, else smalldocs."
+    built = proc/'_docs'  # nbdev.yml sets project.output-dir to the doc_path of settings.ini
+    if shutil.which('quarto'):
+        r = subprocess.run(['quarto', 'render', '--no-cache'], cwd=proc, capture_output=True, text=True)
+        if r.returncode: raise RuntimeError((r.stderr.strip().splitlines() or ['quarto render failed'])[-1])
+    else:
+        from smalldocs.config import load
+        from smalldocs.site import Site
+
+        class NbdevSite(Site):
+            "smalldocs, plus Quarto's `output-file`, which nbdev sets (00_bins.ipynb -> bins.html)."
+            def read(self, src):
+                page = super().read(src)
+                if page.front.get('output-file'): page.out = PurePosixPath(src.parent, str(page.front['output-file']))
+                # show_doc's signature block starts with a blank line ("```python\n\ndef f("), shown as an empty first line
+                page.body = re.sub(r'^(`{3,}python)\n\n+', r'\1\n', page.body, flags=re.M)
+                return page
+            def find_page(self, target):  # a link to bins.html finds 00_bins.ipynb
+                return super().find_page(target) or next((p for p in self.pages.values() if p.out == target), None)
+
+        site = NbdevSite(load(proc), quiet=True)
+        site.build()
+        known = r'output-file is not read|format commonmark is not built|keep-md is ignored'  # nbdev's stock settings
+        for w in site.warnings:
+            if not re.search(known, w): print(f'smalldocs: {w}', file=sys.stderr)
+    if built.resolve() != out.resolve():
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.move(built, out)
+
+
+def _cell_opts(src):
+    "The `#| key: value` options of a code cell, and its source without them."
+    lines = src.splitlines()
+    n = next((i for i, l in enumerate(lines) if not l.startswith('#|')), len(lines))
+    opts = dict(re.match(r'#\|\s*([\w-]+)\s*:?\s*(.*)', l).groups() for l in lines[:n] if re.match(r'#\|\s*[\w-]', l))
+    return opts, '\n'.join(lines[n:])
+
+
+def _gfm(md):
+    "Turn what only Quarto reads into GitHub markdown: callouts to alerts; drop other divs, {=html} fences, {attributes}."
+    def alert(m): return f'> [!{m[1].upper()}]\n' + re.sub(r'^', '> ', m[2].strip('\n'), flags=re.M) + '\n'
+    md = re.sub(r'^:{3,}\s*\{\.callout-(note|tip|important|warning|caution)\b[^}]*\}\n(.*?)^:{3,}\s*$', alert, md, flags=re.S | re.M)
+    md = re.sub(r'^(`{3,})\{=html\}\n(.*?)\n\1$', r'\2', md, flags=re.S | re.M)
+    md = re.sub(r'^:{3,}.*\n', '', md, flags=re.M)
+    md = re.sub(r'(\]\([^)\s]*\))\{[^}\n]*\}', r'\1', md)
+    md = re.sub(r'<style scoped>.*?</style>\n?', '', md, flags=re.S)  # pandas' CSS, which GitHub would print as text
+    md = re.sub(r'^[ \t]+$', '', md, flags=re.M)
+    return re.sub(r'\n{3,}', '\n\n', md).strip() + '\n'
+
+
+def write_readme(proc: Path, readme: Path):
+    "README.md from the processed readme notebook, as `nbdev_readme` would make it with Quarto's gfm output."
+    import nbformat
+    from nbconvert import MarkdownExporter
+    from nbdev.config import get_config
+    readme_nb = get_config().readme_nb
+    files = Path(readme_nb).stem + '_files'  # the README's figures, as nbdev_readme names the folder
+    nb = nbformat.read(proc/readme_nb, as_version=4)
+    head = ''
+    for cell in list(nb.cells):
+        if cell.cell_type == 'raw' and cell.source.startswith('---'):  # nbdev's front matter: title and description
+            fm = yaml.safe_load(cell.source.strip().strip('-')) or {}
+            head = f"# {fm.get('title', '')}\n\n" + (f"> {fm['description']}\n\n" if fm.get('description') else '')
+            nb.cells.remove(cell)
+        elif cell.cell_type == 'code':
+            opts, cell.source = _cell_opts(cell.source)
+            off = {k for k, v in opts.items() if v.lower() == 'false'}
+            if 'include' in off: nb.cells.remove(cell); continue
+            if 'echo' in off or not cell.source.strip(): cell.metadata['transient'] = {'remove_source': True}
+            if 'output' in off: cell.outputs = []
+    nb.metadata.setdefault('language_info', {})['name'] = 'python'
+    body, res = MarkdownExporter().from_notebook_node(nb, resources={'output_files_dir': files})
+    readme.write_text(_gfm(head + body))
+    shutil.rmtree(readme.parent/files, ignore_errors=True)  # made afresh
+    for name, data in res.get('outputs', {}).items():
+        (readme.parent/name).parent.mkdir(parents=True, exist_ok=True)
+        (readme.parent/name).write_bytes(data)
+
+
+def _why(e):
+    "An error in one line; for an error in a proc_nbs worker process, with the first error of the worker's traceback."
+    msg = f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0]}"
+    root = re.findall(r'^([\w.]*(?:Error|Exception)\b.*)$', str(e.__cause__ or ''), flags=re.M)
+    return msg + (f' (cause: {root[0]})' if root and root[0] not in msg else '')
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--out', default='_docs', help='where the site goes, relative to the repo root (default _docs)')
+    out = ROOT/p.parse_args().out
+    os.chdir(ROOT)  # nbdev finds settings.ini from the working directory
+    t0 = time.time()
+    for step, f in [('nbdev (proc_nbs, nbdev.yml, sidebar.yml)', nbdev_step),
+                    ('site (' + ('quarto' if shutil.which('quarto') else 'smalldocs') + ')', lambda: render_site(ROOT/'_proc', out)),
+                    ('README.md', lambda: write_readme(ROOT/'_proc', ROOT/'README.md'))]:
+        t = time.time()
+        try: f()
+        except Exception as e: sys.exit(f'build_docs: {step} failed: {_why(e)}')
+        print(f'{step}: {time.time() - t:.1f}s', file=sys.stderr)
+    print(f'built {os.path.relpath(out)}/ and README.md in {time.time() - t0:.1f}s', file=sys.stderr)
+
+
+if __name__ == '__main__': main()
