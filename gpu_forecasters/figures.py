@@ -129,12 +129,12 @@ def paper_summary(eval_df: pd.DataFrame, # eval-set rows
                          brier_sum=float(np.mean(2 * half_brier(P, y))) if len(mine) else math.nan))
     return pd.DataFrame(rows)
 
-# %% ../nbs/45_figures.ipynb #4870964d
+# %% ../nbs/45_figures.ipynb #9f712d03
 def _title(text: str, sample: bool, wrap: bool = False) -> str:
     "A title with the sample watermark; `wrap` puts the watermark on a line of its own (narrow panels)."
     return text + (("\n" + SAMPLE_SUFFIX.strip() if wrap else SAMPLE_SUFFIX) if sample else "")
 
-def _panels(n: int, width: float = 4.0, height: float = 3.3, max_columns: int = 4):
+def _panels(n: int, width: float = 4.0, height: float = 3.3, max_columns: int = 2):
     columns = min(n, max_columns); rows = math.ceil(n / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(width * columns, height * rows), squeeze=False)
     for ax in axes.flat[n:]: ax.set_visible(False)
@@ -145,31 +145,36 @@ def stated_confidence(rows) -> np.ndarray:
     lowest = 0 if rows.outcomes == 9 else 1
     return np.take_along_axis(rows.P, np.clip(rows.stated - lowest, 0, rows.outcomes - 1)[:, None], axis=1)[:, 0]
 
+def _per_surrogate_figure(table: ForecastTable, labels, sample: bool, draw) -> plt.Figure:
+    "One panel per surrogate; `draw(ax, rows, color)` draws a panel and returns the text after '{label}: ' in its title."
+    labels = surrogate_order(table.labels) if labels is None else list(labels)
+    colors = surrogate_colors(table.labels)
+    fig, axes = _panels(len(labels))
+    for ax, label in zip(axes, labels):
+        ax.set_title(_title(f"{label}: {draw(ax, table.rows[label], colors[label])}", sample, wrap=True), fontsize=8)
+    fig.tight_layout()
+    return fig
+
 def fig1_calibration(table: ForecastTable, # from `forecast_table`
                      *,
                      labels=None, # surrogates, in order (default: all, in `surrogate_order`)
                      sample: bool = False, # watermark the titles as sample data
                     ) -> plt.Figure:
     "Reliability diagrams (stated-bin confidence vs accuracy), one panel per surrogate, parsed rows of all repeats."
-    labels = surrogate_order(table.labels) if labels is None else list(labels)
-    colors = surrogate_colors(table.labels)
-    fig, axes = _panels(len(labels))
-    for ax, label in zip(axes, labels):
-        rows = table.rows[label]
+    def draw(ax, rows, color):
         parsed = rows.take(rows.parsed)
         value, buckets = ece(stated_confidence(parsed), parsed.stated == parsed.y)
         for b in buckets:
             if not b["count"]: continue
             centre = (b["lo"] + b["hi"]) / 2
-            ax.bar(centre, b["accuracy"], width=0.1, color=colors[label], edgecolor="white", alpha=0.85)
+            ax.bar(centre, b["accuracy"], width=0.1, color=color, edgecolor="white", alpha=0.85)
             ax.text(centre, b["accuracy"] + 0.02, str(b["count"]), ha="center", va="bottom", fontsize=7)
         ax.plot([0, 1], [0, 1], "--", color="0.4", linewidth=1)
         ax.set(xlim=(0, 1), ylim=(0, 1.12), xlabel="confidence (p of the stated bin)", ylabel="accuracy")
-        ax.set_title(_title(f"{label}: ECE {value:.3f} (n={len(parsed)}, pooled)", sample, wrap=True), fontsize=8)
-    fig.tight_layout()
-    return fig
+        return f"ECE {value:.3f} (n={len(parsed)}, pooled)"
+    return _per_surrogate_figure(table, labels, sample, draw)
 
-# %% ../nbs/45_figures.ipynb #4bf8fbbf
+# %% ../nbs/45_figures.ipynb #5e88a707
 ERRORS = np.arange(-7, 8)  # the possible signed bin errors
 
 def forecast_errors(rows) -> tuple[np.ndarray, float]:
@@ -184,20 +189,15 @@ def fig2_forecast_error(table: ForecastTable, # from `forecast_table`
                         sample: bool = False, # watermark the titles as sample data
                        ) -> plt.Figure:
     "Signed bin error (stated − true) per surrogate, with a 'fail' bar for rows without a forecast."
-    labels = surrogate_order(table.labels) if labels is None else list(labels)
-    colors = surrogate_colors(table.labels)
-    fig, axes = _panels(len(labels))
-    for ax, label in zip(axes, labels):
-        rows = table.rows[label]
+    def draw(ax, rows, color):
         fractions, failed = forecast_errors(rows)
-        ax.bar(ERRORS, fractions, color=colors[label], width=0.8)
+        ax.bar(ERRORS, fractions, color=color, width=0.8)
         ax.bar([9], [failed], color="0.2", hatch="//", edgecolor="white", width=0.8)
         ax.set_xticks(list(range(-7, 8, 2)) + [9], [str(e) for e in range(-7, 8, 2)] + ["fail"])
-        mean_abs = float(np.abs(rows.stated - rows.y)[rows.parsed].mean()) if rows.parsed.any() else math.nan
         ax.set(xlabel="stated bin − true bin", ylabel="fraction of rows", ylim=(0, 1))
-        ax.set_title(_title(f"{label}: mean |error| {mean_abs:.2f} (parsed)", sample, wrap=True), fontsize=8)
-    fig.tight_layout()
-    return fig
+        mean_abs = float(np.abs(rows.stated - rows.y)[rows.parsed].mean()) if rows.parsed.any() else math.nan
+        return f"mean |error| {mean_abs:.2f} (parsed)"
+    return _per_surrogate_figure(table, labels, sample, draw)
 
 # %% ../nbs/45_figures.ipynb #faa878cf
 HIGHER_IS_BETTER = {"accuracy", "argmax_accuracy", "within_one", "parse_rate", "spearman", "kendall", "top10_best_ratio",

@@ -20,13 +20,13 @@ fastcore 1.12's `MarkdownRenderer`, under nbdev's `show_doc`, writes the signatu
 parameter's docment as a trailing comment. `_table_show_doc` below restores what older nbdev showed: nbdev's source link
 and heading (unchanged), the signature on one line (wrapped when long) without comments, the docstring, then
 fastcore's `DocmentTbl` (Type, Default, Details and a Returns row; `|` escaped so a cell cannot split the table).
-It replaces `fastcore.docments.MarkdownRenderer._repr_markdown_`, which nbdev's `BasicMarkdownRenderer` calls for
-everything after the heading. proc_nbs runs the notebooks in *spawned* worker processes, which do not inherit a patch
-made in this process; but a spawned worker re-runs this script's top level (as `__mp_main__`) before its first task,
-so the patch is applied at import, below, and reaches them. `nbdev_step` checks _proc/ afterwards and fails if any
-show_doc output kept the old form (as it would if the workers missed the patch, e.g. with this file imported).
+`_patch_show_doc` puts it in place of `fastcore.docments.MarkdownRenderer._repr_markdown_`, which nbdev's
+`BasicMarkdownRenderer` calls for everything after the heading. proc_nbs would run the notebooks in *spawned* worker
+processes, which do not inherit a patch made here, so it runs them serially in this process (n_workers=0): on the
+project's 2-core machines that is also faster than spawning two workers that each import nbdev and the library again.
+`nbdev_step` checks _proc/ afterwards and fails if any show_doc output kept the code-block form.
 """
-import argparse, json, os, re, shutil, subprocess, sys, time
+import argparse, gc, inspect, json, os, re, shutil, subprocess, sys, time
 import yaml
 from pathlib import Path, PurePosixPath
 
@@ -43,9 +43,16 @@ def _param(p):
     "One parameter of the signature: *args, name:anno=default."
     import fastcore.docments as fd
     s = fd._show_param(p.replace(annotation=p.empty))
+    s = re.sub(r'=([A-Za-z_][\w.]*)\(.{30,}\)$', r'=\1(...)', s)  # a long default such as Options(a=1, ...): the table has it
     if p.annotation is p.empty: return s
     nm = {p.VAR_POSITIONAL: '*', p.VAR_KEYWORD: '**'}.get(p.kind, '') + p.name
     return f'{nm}:{_anno(p.annotation)}{s[len(nm):]}'
+
+
+def _md_text(s):
+    "Markdown from plain text, outside code spans: figures/<key>.png is not taken for HTML, nor --json for an en dash."
+    esc = {'<': '\\<', '-': '-<span></span>'}  # not \-\-: smalldocs makes that an en dash all the same
+    return re.sub(r'(`+).*?\1|<(?=[A-Za-z/])(?!https?:)|-(?=-)', lambda m: m[0] if m[1] else esc[m[0]], s, flags=re.S)
 
 
 def _lib_twin(sym):
@@ -78,7 +85,7 @@ def _table_show_doc(self, width=80):
             cur, fresh = cur + s, False
         if not ps: cur += ')' + ret
         md = '```python\n' + '\n'.join(lines + [cur]) + '\n```'
-    if self.docs: md += '\n\n' + fd._ital_first(self.docs)
+    if self.docs: md += '\n\n' + fd._ital_first(_md_text(self.docs))
     sym = _lib_twin(self.sym) if fd.isdataclass(self.sym) and self.sym.__module__ == '__main__' else self.sym
     tbl = fd.DocmentTbl(sym)
     if tbl.has_docment: md += '\n\n' + str(tbl)
@@ -88,12 +95,12 @@ def _table_show_doc(self, width=80):
 def _patch_show_doc():
     "Apply `_table_show_doc`, and escape `|` in the table's cells (a bare `|` would end the cell)."
     import fastcore.docments as fd
-    esc = lambda o: re.sub(r'(?<!\\)\|', r'\\|', fd._maybe_nm(o)).replace('\n', ' ')
+    def esc(o):
+        if isinstance(o, inspect._ParameterKind): return ''  # fastcore's type of **kwargs, VAR_KEYWORD, says nothing
+        s = fd._maybe_nm(o)
+        return s if re.fullmatch(r'-+', s) else re.sub(r'(?<!\\)\|', r'\\|', _md_text(s)).replace('\n', ' ')
     fd._list2row = lambda l: '| ' + ' | '.join(esc(o) for o in l) + ' |'
     fd.MarkdownRenderer._repr_markdown_ = _table_show_doc
-
-
-_patch_show_doc()  # at import: in this process and in each spawned proc_nbs worker (see the docstring)
 
 
 def nbdev_step():
@@ -106,12 +113,14 @@ def nbdev_step():
         except ValueError as e: raise ValueError(f'{os.path.relpath(nb)} is not a readable notebook: {e}') from None
     refresh_quarto_yml()
     nbdev_sidebar.__wrapped__()
-    proc = proc_nbs(force=True)  # force: a deleted or renamed notebook must not linger in _proc/
-    for nb in sorted(proc.rglob('*.ipynb')):  # the show_doc patch must have reached every worker (module docstring)
+    _patch_show_doc()
+    # force: a deleted or renamed notebook must not linger in _proc/; n_workers=0: in this process, with the patch
+    proc = proc_nbs(force=True, n_workers=0)
+    for nb in sorted(proc.rglob('*.ipynb')):  # every show_doc output has the table form (module docstring)
         mds = [''.join(o.get('data', {}).get('text/markdown', '')) for c in json.loads(nb.read_text(encoding='utf-8'))['cells']
                for o in c.get('outputs', [])]
         if any(re.search(r'^```python\n\n(async )?def ', md, flags=re.M) for md in mds):
-            raise RuntimeError(f'{nb.relative_to(proc)}: show_doc kept the code-block form; run this file as a script')
+            raise RuntimeError(f'{nb.relative_to(proc)}: show_doc kept the code-block form (the patch of fastcore did not apply)')
     return proc
 
 
@@ -130,8 +139,6 @@ def render_site(proc: Path, out: Path):
             def read(self, src):
                 page = super().read(src)
                 if page.front.get('output-file'): page.out = PurePosixPath(src.parent, str(page.front['output-file']))
-                # show_doc's signature block starts with a blank line ("```python\n\ndef f("), shown as an empty first line
-                page.body = re.sub(r'^(`{3,}python)\n\n+', r'\1\n', page.body, flags=re.M)
                 return page
             def render_page(self, page):
                 super().render_page(page)
@@ -222,6 +229,7 @@ def main():
         except Exception as e: sys.exit(f'build_docs: {step} failed: {_why(e)}')
         print(f'{step}: {time.time() - t:.1f}s', file=sys.stderr)
     print(f'built {os.path.relpath(out)}/ and README.md in {time.time() - t0:.1f}s', file=sys.stderr)
+    gc.freeze()  # at exit, each notebook's IPython shell (run in this process) calls gc.collect: ~2 s unless frozen
 
 
 if __name__ == '__main__': main()
