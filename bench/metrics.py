@@ -2,8 +2,8 @@
 
 What is measured (each timing: warm-up call(s) first, then the median and the minimum of several runs):
 
-1. **Full suite** on synthetic arrays of 8,904 and 1,000,000 rows: `evaluate_rows(rows, "all")` +
-   `evaluate_rows(rows, "parsed")`, every metric once per population, on rows built with `SurrogateRows.from_arrays`
+1. **Full suite** on synthetic arrays of 8,904 and 1,000,000 rows: `evaluate_rows(rows)` (populations "all" and
+   "parsed"), every metric once per population, on rows built with `SurrogateRows.from_arrays`
    (seeded Dirichlet forecasts concentrated near the truth, ~5% failure rows, 6 packs with one anchor each, so pools
    are packs). Then a breakdown: the metric families timed one by one on population "all" (per-row quantities, proper
    scores, ECEs, rank correlations, selective, top-10% ratio) and the top functions of a cProfile run.
@@ -12,10 +12,16 @@ What is measured (each timing: warm-up call(s) first, then the median and the mi
    `ForecastTable.build`, then `compute_metrics(table, n_bootstrap=0)` and `compute_metrics(table, n_bootstrap=1000)`.
 3. **vs scoringrules** on the same arrays (8,904 and 1e6 rows, 8 bins): `metrics.rps` vs `scoringrules.rps_score`
    (one-hot observations), the binary faster-Brier vs `scoringrules.brier_score`, and `half_brier` / `nll` for
-   reference. Values must agree to 1e-12 (asserted); times are only printed, as ratios ours / scoringrules.
+   reference. Each pair is timed from the same (P, y), each side building the inputs its API needs (the headline
+   ratio), and on prebuilt inputs. Values must agree to 1e-12 (asserted); times are only printed, as ratios
+   ours / scoringrules.
 
-A summary table at the end lists the targets of the issue and whether each is met. Machine load
-(`os.getloadavg`) is printed before and after each section: other processes may share the cores.
+The breakdown of section 1 calls private helpers of `metrics` (`_quantities`, `_selective`, ...), following
+`metrics._evaluate`; if they change, the breakdown reports FAILED and the rest still runs.
+
+A summary table at the end lists the targets of the issue and whether each is met. The machine load
+(`os.getloadavg`) is printed at the start of each section and in the summary: other processes may share the cores,
+and the bootstrap's matrix products use a multi-threaded BLAS, so timings under load vary a lot.
 
 Run from the repository root:
 
@@ -23,7 +29,7 @@ Run from the repository root:
     .venv/bin/python bench/metrics.py --quick    # fewer repeats, no 1e6-row measurements
     .venv/bin/python bench/metrics.py --seed 1   # other synthetic data
 """
-import argparse, cProfile, io, os, platform, pstats, statistics, sys, time
+import argparse, cProfile, os, platform, pstats, statistics, time
 
 import numpy as np
 import pandas as pd
@@ -47,6 +53,11 @@ N_SMALL, N_LARGE = 8_904, 1_000_000
 def load() -> str:
     "The 1, 5 and 15 minute load averages, and the core count."
     return "load avg {:.2f} {:.2f} {:.2f} on {} cores".format(*os.getloadavg(), os.cpu_count())
+
+def blas_threads() -> str:
+    "The thread settings of the BLAS behind the bootstrap's matrix products (unset: one thread per core)."
+    names = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    return "BLAS threads: " + ", ".join(f"{k}={os.environ.get(k, 'unset')}" for k in names)
 
 def measure(fn, runs: int, warmup: int = 1) -> dict:
     "Time `fn()`: `warmup` untimed calls, then `runs` timed ones; an exception is recorded, not raised."
@@ -165,8 +176,7 @@ def published_prediction_rows(eval_rows: pd.DataFrame, rng) -> pd.DataFrame:
 
 def full_suite(rows: metrics.SurrogateRows) -> None:
     "Every metric once per population."
-    metrics.evaluate_rows(rows, "all")
-    metrics.evaluate_rows(rows, "parsed")
+    metrics.evaluate_rows(rows, ("all", "parsed"))
 
 def metric_families(rows: metrics.SurrogateRows) -> dict:
     "The pieces of `evaluate_rows(rows, 'all')` as callables, following `metrics._evaluate` (private API)."
@@ -185,7 +195,7 @@ def metric_families(rows: metrics.SurrogateRows) -> dict:
     def regret_summaries():
         for order in q.orders.values():
             weights = Multiplicities(speed_W[:, order])
-            for log2 in (False, True): curve_summary(metrics._regret(q, order, weights, log2), n_parsed, coverages, weights=weights)
+            for curve in metrics._regrets(q, order, weights).values(): curve_summary(curve, n_parsed, coverages, weights=weights)
     def eces():
         metrics.weighted_ece(conf_top, hit, W)
         metrics.weighted_ece(rows.P.max(axis=1), (rows.parsed & (rows.argmax == rows.y)).astype(float), W)
@@ -216,7 +226,7 @@ def bench_full_suite(n: int, seed: int, runs: int, family_runs: int) -> dict:
     try: families = metric_families(rows)
     except Exception as e: print(f"    FAILED to prepare the pieces: {type(e).__name__}: {e}"); families = {}
     family_times = {name: measure(fn, family_runs) for name, fn in families.items()}
-    for name, ft in family_times.items(): show(name, ft, width=44)
+    for name, ft in family_times.items(): show(name, ft, width=48)
     print("  cProfile of one full-suite call (top own time):")
     profile_top(lambda: full_suite(rows))
     return dict(suite=t, families=family_times, rows=rows)
@@ -328,7 +338,7 @@ def main(argv=None) -> None:
     q = args.quick
     print(f"bench/metrics.py: gpu_forecasters {gpu_forecasters.__version__}, numpy {np.__version__}, pandas {pd.__version__}, "
           f"scoringrules {scoringrules.__version__}, Python {platform.python_version()}; seed {args.seed}"
-          f"{', --quick' if q else ''}\n{load()}; medians over the runs shown, after warm-up")
+          f"{', --quick' if q else ''}\n{load()}; {blas_threads()}; medians over the runs shown, after warm-up")
     started = time.perf_counter()
     results = {"small": bench_full_suite(N_SMALL, args.seed, runs=5 if q else 15, family_runs=3 if q else 7)}
     if not q: results["large"] = bench_full_suite(N_LARGE, args.seed, runs=3, family_runs=3)

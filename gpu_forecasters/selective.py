@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['CONFIDENCE_KINDS', 'DEFAULT_COVERAGES', 'entropy', 'expected_log2', 'confidence', 'order_rows', 'bin_errors',
-           'log2_errors', 'prefix_risks', 'Multiplicities', 'aurc', 'eaurc', 'augrc', 'risk_at', 'pool_of',
-           'regret_curve', 'curve_aurc', 'curve_risk_at', 'coverage_name', 'loss_summary', 'curve_summary',
-           'risk_coverage']
+           'log2_errors', 'prefix_risks', 'Multiplicities', 'aurc', 'eaurc', 'oracle_aurc', 'augrc', 'risk_at',
+           'pool_of', 'RegretPools', 'regret_curve', 'curve_aurc', 'curve_risk_at', 'coverage_name', 'loss_summary',
+           'curve_summary', 'risk_coverage']
 
 # %% ../nbs/05_selective.ipynb #2dac8172
 import math
@@ -48,13 +48,18 @@ def confidence(P,  # (n, 8) forecasts over bins 1..8 (any values on rows without
         score = top[:, -1] - top[:, -2]
     return np.where(stated >= 1, score, np.nan)
 
-# %% ../nbs/05_selective.ipynb #4509601c
+# %% ../nbs/05_selective.ipynb #60fe36d5
+def _sortable(keys) -> np.ndarray:
+    "Keys as an array numpy can sort: strings as str, numbers (e.g. integer codes of sorted ids) as they are."
+    keys = np.asarray(keys)
+    return keys.astype(str) if keys.dtype.kind == "O" else keys
+
 def order_rows(conf,  # (n,) confidence (any value, e.g. NaN, on rows that are not parsed)
                parsed,  # (n,) bool, True where the row has a forecast
-               ids,  # (n,) comparison_id of each row (the tie-breaker)
+               ids,  # (n,) comparison_id of each row (the tie-breaker), or integer codes in the same sort order
               ) -> np.ndarray:  # (n,) row indices in accept order
     "The accept order: parsed rows by (-round(conf, 12), id, row index), then the others by (id, row index)."
-    conf, parsed, ids = np.asarray(conf, dtype=float), np.asarray(parsed, dtype=bool), np.asarray(ids, dtype=str)
+    conf, parsed, ids = np.asarray(conf, dtype=float), np.asarray(parsed, dtype=bool), _sortable(ids)
     bad = np.flatnonzero(parsed & ~np.isfinite(conf))
     if len(bad): raise ValueError(f"{len(bad)} parsed row(s) have a non-finite confidence (first rows: {bad[:5].tolist()})")
     key = np.where(parsed, -np.round(np.where(parsed, conf, 0), 12), 0.0)
@@ -81,19 +86,26 @@ def prefix_risks(losses,  # (n,) losses in accept order
     losses = np.asarray(losses, dtype=float)
     return np.cumsum(losses) / np.arange(1, len(losses) + 1)
 
-# %% ../nbs/05_selective.ipynb #809620ba
+# %% ../nbs/05_selective.ipynb #8e256b93
+_HARMONIC = np.zeros(1, dtype=np.longdouble)  # H[0..], grown on demand and reused (it is the same prefix every time)
+
 def _harmonic_numbers(x_max:int) -> np.ndarray:
-    "H[x] = 1 + 1/2 + ... + 1/x for x = 0..x_max, summed in extended precision."
-    return np.concatenate([[0.0], np.cumsum(1 / np.arange(1, x_max + 1, dtype=np.longdouble)).astype(float)])
+    "H[x] = 1 + 1/2 + ... + 1/x for x = 0..x_max, summed in extended precision (a read-only view of a shared table)."
+    global _HARMONIC
+    if len(_HARMONIC) <= x_max:
+        _HARMONIC = np.concatenate([[0.0], np.cumsum(1 / np.arange(1, 2 * x_max + 1, dtype=np.longdouble))])
+        _HARMONIC.flags.writeable = False
+    return _HARMONIC[:x_max + 1]
 
-def _block_harmonic_sums(w_max:int, b_max:int) -> np.ndarray:
-    "R[w, b] = H[b] + H[b + 1] + ... + H[b + w - 1], for w = 0..w_max and b = 0..b_max."
-    H = _harmonic_numbers(b_max + w_max)
-    R = np.zeros((w_max + 1, b_max + 1))
-    for w in range(1, w_max + 1): R[w] = R[w - 1] + H[w - 1:w + b_max]
-    return R
+def _block_harmonic_sums(W:np.ndarray,  # (B, n) block sizes w
+                         before:np.ndarray,  # (B, n) positions b before each block
+                        ) -> np.ndarray:  # (B, n) H[b] + H[b + 1] + ... + H[b + w - 1]
+    "Sums of w consecutive harmonic numbers from H[b], as a difference of prefix sums: C[b + w] - C[b]."
+    H = _harmonic_numbers(int((before + W).max(initial=0)))
+    C = np.concatenate([[0.0], np.cumsum(H)])  # C[m] = H[0] + ... + H[m - 1], extended precision
+    return (C[before + W] - C[before]).astype(float)
 
-# %% ../nbs/05_selective.ipynb #a54201dd
+# %% ../nbs/05_selective.ipynb #d4f49ba5
 class Multiplicities:
     "Integer multiplicities of the rows in accept order, (n,) or (B, n), with the coefficients the summaries share."
     def __init__(self,
@@ -124,9 +136,8 @@ class Multiplicities:
     @cached_property
     def aurc_coefficients(self) -> np.ndarray:
         "(B, n): N aurc = aurc_coefficients @ losses."
-        R = _block_harmonic_sums(int(self.W.max(initial=0)), int(self.before.max(initial=0)))
-        H_N = _harmonic_numbers(int(self.N.max(initial=0)))[self.N]
-        return self.W * H_N[:, None] - R.ravel()[self.W * R.shape[1] + self.before]
+        H_N = _harmonic_numbers(int(self.N.max(initial=0)))[self.N].astype(float)
+        return self.W * H_N[:, None] - _block_harmonic_sums(self.W, self.before)
 
     @cached_property
     def augrc_coefficients(self) -> np.ndarray:
@@ -162,14 +173,20 @@ def aurc(losses,  # (n,) losses in accept order, failures last
     m = _multiplicities(weights, len(losses))
     with np.errstate(invalid="ignore", divide="ignore"): return m.result(m.aurc_coefficients @ losses / m.N)
 
-# %% ../nbs/05_selective.ipynb #378371f5
+# %% ../nbs/05_selective.ipynb #dde52917
 def eaurc(losses,  # (n,) losses in accept order, failures last
           weights=None,  # optional (n,) or (B, n) integer multiplicities of the rows (or `Multiplicities`)
          ):  # float, or (B,) array for (B, n) weights
     "Excess AURC: aurc minus the aurc of the same losses sorted ascending (the exact finite-sample oracle)."
+    return aurc(losses, weights) - oracle_aurc(losses, weights)
+
+def oracle_aurc(losses,  # (n,) losses, in any order (the oracle sorts them)
+                weights=None,  # optional (n,) or (B, n) integer multiplicities aligned with `losses` (or `Multiplicities`)
+               ):  # float, or (B,) array for (B, n) weights
+    "The AURC of the losses sorted ascending: the best any confidence score could do; independent of the order."
     losses = np.asarray(losses, dtype=float)
     best = np.argsort(losses, kind="stable")
-    if weights is None: return aurc(losses) - aurc(losses[best])
+    if weights is None: return aurc(losses[best])
     if len(losses) == 0: return aurc(losses, weights)
     m = _multiplicities(weights, len(losses))
     # the oracle's expanded list is the sorted losses; rows with equal losses merge into one block (bin_error has two)
@@ -177,7 +194,7 @@ def eaurc(losses,  # (n,) losses in accept order, failures last
     first_of_value = np.flatnonzero(np.r_[True, sorted_losses[1:] != sorted_losses[:-1]])
     oracle = Multiplicities(np.add.reduceat(m.W[:, best], first_of_value, axis=1))
     oracle.one_dimensional = m.one_dimensional
-    return aurc(losses, m) - aurc(sorted_losses[first_of_value], oracle)
+    return aurc(sorted_losses[first_of_value], oracle)
 
 # %% ../nbs/05_selective.ipynb #a733e17b
 def augrc(losses,  # (n,) losses in accept order, failures last
@@ -219,67 +236,90 @@ def risk_at(losses,  # (n,) losses in accept order; the first `n_parsed` are the
     with np.errstate(invalid="ignore", divide="ignore"):
         return m.result(np.where(reachable, m.copies_among_first(k) @ losses / k, np.nan))
 
-# %% ../nbs/05_selective.ipynb #26ff3b6d
+# %% ../nbs/05_selective.ipynb #643f4caa
 def pool_of(ids,  # (n,) comparison ids `{pack}/{h(anchor)}__{h(candidate)}`
            ) -> np.ndarray:  # (n,) pool of each row: the id up to "__"
     "The pool (pack and anchor) of each comparison id."
-    return np.char.partition(np.asarray(ids, dtype=str), "__")[..., 0]
+    return np.strings.partition(np.asarray(ids, dtype=str), "__")[0]
 
-# %% ../nbs/05_selective.ipynb #9497b3f0
+# %% ../nbs/05_selective.ipynb #4401810d
+class RegretPools:
+    "The order-independent part of set-level regret, computed once per set of rows; `curves` then runs per accept order."
+    def __init__(self,
+                 parsed,  # (n,) bool per row: True where the row has a forecast (only those can be picked)
+                 E_l,  # (n,) expected log2 speedup per row (the pick's ranking)
+                 S,  # (n,) true speedup per row, > 0
+                 pool,  # (n,) pool label per row (e.g. `pool_of(ids)`), or integer codes
+                 ids,  # (n,) comparison id per row (breaks ties in E_l), or integer codes in the same sort order
+                ):
+        self.parsed, S = np.asarray(parsed, dtype=bool), np.asarray(S, dtype=float)
+        self.n = n = len(S)
+        # every row's rank as a pick: highest E_l first, then comparison id, then row index
+        by_rank = np.lexsort((np.arange(n), _sortable(ids), -np.asarray(E_l, dtype=float)))
+        self.rank = np.empty(n, np.int64); self.rank[by_rank] = np.arange(n)
+        self.group = np.unique(_sortable(pool), return_inverse=True)[1].reshape(-1)
+        self.group = self.group.astype(np.int16 if self.group.max(initial=0) < 2 ** 15 else np.int64)  # radix-sortable
+        ascending = np.argsort(S, kind="stable")  # ranks of x (log2 is monotone: the same for both regrets)
+        self.x_code = np.empty(n, np.int64); self.x_code[ascending] = np.arange(1, n + 1)
+        self.x = {False: S, True: np.log2(S)}  # regret = max x over a pool's rows - x of its pick
+        self.x_of_rank = {lg: np.append(x[by_rank], 0.0) for lg, x in self.x.items()}
+        self.x_ascending = {lg: np.append(0.0, x[ascending]) for lg, x in self.x.items()}
+
+    def curves(self,
+               order,  # (n,) row indices in accept order (from `order_rows`)
+               weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
+               log2s=(False, True),  # which curves: False = regret (max S - S of pick), True = log2_regret
+              ) -> list:  # one (n,) R_k per entry of `log2s`; with (B, n) weights (B, n): R after each row's block
+        "Regret curves in one accept order: mean over pools with an accepted row of each pool's regret."
+        order = np.asarray(order, dtype=np.int64)
+        n = self.n
+        m = None if weights is None else _multiplicities(weights, n)
+        if n == 0: return [np.zeros((0,) if m is None or m.one_dimensional else (len(m.W), 0)) for _ in log2s]
+        included = np.ones((1, n), bool) if m is None else m.W > 0
+        group = self.group[order]
+        by_pool = np.argsort(group, kind="stable")  # rows grouped by pool, in accept order inside each pool
+        rows = order[by_pool]
+        g = group[by_pool]
+        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+        offset = (len(starts) - 1 - g.astype(np.int64)) * (n + 1)  # later pools get smaller offsets
+        inc = included[:, by_pool]
+        # (the (B, n) work arrays are updated in place: fresh temporaries of this size cost more than the arithmetic)
+        pick = (inc & self.parsed[rows]) * (n - self.rank[rows])
+        np.subtract(n + offset, pick, out=pick)  # eligible rows: rank + offset; others: n + offset (= no pick)
+        np.minimum.accumulate(pick, axis=1, out=pick)
+        pick -= offset  # (B, n) best rank accepted so far in the row's pool; n = none yet
+        has_pick = pick < n
+        top_code = np.maximum.reduceat(inc * self.x_code[rows], starts, axis=1)  # 0 = no included row
+        opened = has_pick.copy()  # a pool enters the mean at its first pick
+        opened[:, 1:] &= ~has_pick[:, :-1]
+        opened[:, starts] = has_pick[:, starts]
+        back = np.empty(n, np.int64); back[by_pool] = np.arange(n)  # grouped -> accept order
+        n_open = np.cumsum(opened[:, back], axis=1, dtype=np.int32)
+        out = []
+        for lg in log2s:
+            x_pick = self.x_of_rank[lg][pick]
+            change = self.x_ascending[lg][top_code][:, g]  # at each row the pool's pick may move (x_pick - x before)
+            change *= opened
+            step = np.empty_like(x_pick)
+            np.subtract(x_pick[:, 1:], x_pick[:, :-1], out=step[:, 1:])
+            step[:, starts] = x_pick[:, starts]  # a pool's first row has no pick before it
+            change -= step
+            curve = np.cumsum(change[:, back], axis=1, out=step)
+            with np.errstate(invalid="ignore", divide="ignore"): curve /= n_open
+            out.append(curve[0] if m is None or m.one_dimensional else curve)
+        return out
+
 def regret_curve(order,  # (n,) row indices in accept order (from `order_rows`)
                  parsed,  # (n,) bool per row: True where the row has a forecast (only those can be picked)
                  E_l,  # (n,) expected log2 speedup per row (the pick's ranking)
                  S,  # (n,) true speedup per row, > 0
                  pool,  # (n,) pool label per row (e.g. `pool_of(ids)`)
-                 ids,  # (n,) comparison id per row (breaks ties in E_l)
+                 ids,  # (n,) comparison id per row (breaks ties in E_l), or integer codes in the same sort order
                  log2:bool=False,  # False: regret = max S - S of the pick; True: log2(max S / S of the pick)
                  weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
                 ) -> np.ndarray:  # (n,) R_k, k = 1..n; with (B, n) weights (B, n): R after each row's block
     "Set-level regret after accepting each prefix of the accept order: mean over pools with an accepted row."
-    order = np.asarray(order, dtype=np.int64)
-    n = len(order)
-    m = None if weights is None else _multiplicities(weights, n)
-    included = np.ones((1, n), bool) if m is None else m.W > 0
-    if n == 0: return np.zeros((0,) if m is None or m.one_dimensional else (len(m.W), 0))
-    parsed, E_l = np.asarray(parsed, dtype=bool)[order], np.asarray(E_l, dtype=float)[order]
-    S, ids = np.asarray(S, dtype=float)[order], np.asarray(ids, dtype=str)[order]
-    x = np.log2(S) if log2 else S  # a pool's regret = max x over its rows - x of its pick
-    # every row's rank as a pick: highest E_l first, then comparison id, then row index; rank n = "no pick yet"
-    rank = np.empty(n, np.int64); rank[np.lexsort((order, ids, -E_l))] = np.arange(n)
-    x_of_rank = np.append(x[np.argsort(rank)], 0.0)
-    # rows grouped by pool, in accept order inside each pool; later pools get smaller offsets
-    group = np.unique(np.asarray(pool).astype(str)[order], return_inverse=True)[1].reshape(-1)
-    by_pool = np.argsort(group, kind="stable")
-    g = group[by_pool]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    offset = (len(starts) - 1 - g) * (n + 1)
-    inc = included[:, by_pool]
-    # (the (B, n) work arrays are updated in place: fresh temporaries of this size cost more than the arithmetic)
-    pick = (inc & parsed[by_pool]) * (n - rank[by_pool])
-    np.subtract(n + offset, pick, out=pick)  # eligible rows: rank + offset; others: n + offset (= no pick)
-    np.minimum.accumulate(pick, axis=1, out=pick)
-    pick -= offset  # (B, n) best rank accepted so far in the row's pool; n = none yet
-    x_pick, has_pick = x_of_rank[pick], pick < n
-    # each pool's top x over its included rows, through the rank of x (exact; 0 = no included row)
-    x_ascending = np.argsort(x, kind="stable")
-    x_code = np.empty(n, np.int64); x_code[x_ascending] = np.arange(1, n + 1)
-    top_code = np.maximum.reduceat(np.multiply(inc, x_code[by_pool], out=pick), starts, axis=1)
-    top = np.append(0.0, x[x_ascending])[top_code]  # (B, pools)
-    # at each row the pool's pick may move (x_pick - x before it), and a pool enters the mean with its top x
-    opened = has_pick.copy()
-    opened[:, 1:] &= ~has_pick[:, :-1]
-    opened[:, starts] = has_pick[:, starts]
-    change = top[:, g]
-    change *= opened
-    step = np.empty_like(x_pick)
-    np.subtract(x_pick[:, 1:], x_pick[:, :-1], out=step[:, 1:])
-    step[:, starts] = x_pick[:, starts]  # a pool's first row has no pick before it
-    change -= step
-    back = np.argsort(by_pool)  # grouped -> accept order
-    curve = np.cumsum(change[:, back], axis=1, out=step)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        curve /= np.cumsum(opened[:, back], axis=1, dtype=np.int32)
-    return curve[0] if m is None or m.one_dimensional else curve
+    return RegretPools(parsed, E_l, S, pool, ids).curves(order, weights, (log2,))[0]
 
 # %% ../nbs/05_selective.ipynb #9481a82a
 def curve_aurc(curve,  # (n,) risk curve R_k (e.g. `regret_curve`), or (B, n) with (B, n) weights
@@ -308,7 +348,7 @@ def curve_risk_at(curve,  # (n,) risk curve R_k, or (B, n) with (B, n) weights
     value = np.take_along_axis(np.broadcast_to(curve, m.W.shape), m.block_holding(k)[:, None], axis=1)[:, 0]
     return m.result(np.where((k >= 1) & (k <= m.n_parsed(n_parsed)), value, np.nan))
 
-# %% ../nbs/05_selective.ipynb #98e6b8a3
+# %% ../nbs/05_selective.ipynb #44d44119
 DEFAULT_COVERAGES = (0.10, 0.25, 0.50, 0.75)  # coverages reported as risk_at_XX by default
 
 def coverage_name(coverage:float,  # c in (0, 1], a multiple of 0.01
@@ -323,10 +363,13 @@ def loss_summary(losses,  # (n,) losses in accept order, failures last
                  n_parsed:int,  # number of parsed rows (they come first)
                  coverages=DEFAULT_COVERAGES,  # coverages for risk_at_XX
                  weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
+                 oracle=None,  # `oracle_aurc` of these losses and weights, if already known (it does not depend on the order)
                 ) -> dict:  # {"aurc", "eaurc", "augrc", "risk_at_XX"...} -> float, or (B,) arrays with (B, n) weights
     "Every selective summary of one pointwise loss."
     if weights is not None: weights = _multiplicities(weights, len(losses))
-    out = dict(aurc=aurc(losses, weights), eaurc=eaurc(losses, weights), augrc=augrc(losses, weights))
+    area = aurc(losses, weights)
+    if oracle is None: oracle = oracle_aurc(losses, weights)
+    out = dict(aurc=area, eaurc=area - oracle, augrc=augrc(losses, weights))
     return out | {coverage_name(c): risk_at(losses, n_parsed, c, weights) for c in coverages}
 
 def curve_summary(curve,  # (n,) risk curve (e.g. regret), or (B, n) with (B, n) weights
