@@ -512,4 +512,6 @@ d = { 'settings': { 'branch': 'main',
                                                                                        'gpu_forecasters/selective.py'),
                                            'gpu_forecasters.selective.risk_at': ('selective.html#risk_at', 'gpu_forecasters/selective.py'),
                                            'gpu_forecasters.selective.risk_coverage': ( 'selective.html#risk_coverage',
-                                                                                        'gpu_forecasters/selective.py')}}}
+                                                                                        'gpu_forecasters/selective.py'),
+                                           'gpu_forecasters.selective.sort_rows': ( 'selective.html#sort_rows',
+                                                                                    'gpu_forecasters/selective.py')}}}

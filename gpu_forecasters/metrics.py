@@ -357,8 +357,8 @@ class ForecastTable:
                    n_missing=dict(prepared.n_missing), n_incomplete=n_incomplete, warnings=warnings, dedup=dedup,
                    sources=sources)
 
-# %% ../nbs/06_metrics.ipynb #ae85b6ec
-from .selective import (Multiplicities, RegretPools, oracle_aurc, CONFIDENCE_KINDS, DEFAULT_COVERAGES, confidence, order_rows, bin_errors, log2_errors,
+# %% ../nbs/06_metrics.ipynb #417b628a
+from .selective import (Multiplicities, RegretPools, oracle_aurc, sort_rows, CONFIDENCE_KINDS, DEFAULT_COVERAGES, confidence, order_rows, bin_errors, log2_errors,
                                        pool_of, loss_summary, curve_summary, prefix_risks, risk_coverage,
                                        entropy, expected_log2, coverage_name)
 
@@ -377,7 +377,6 @@ class _Quantities:
     reference: dict  # the reference forecast's scores per row (NaN where it has none)
     orders: dict  # confidence kind -> accept order
     pools: np.ndarray  # pool (pack and anchor) per row, as integer codes
-    id_codes: np.ndarray  # comparison ids as integer codes in the ids' sort order (fast tie-breaking)
     regret_pools: RegretPools  # the order-independent part of the regret curves
 
 def _quantities(rows: SurrogateRows, reference_scores) -> _Quantities:
@@ -388,19 +387,17 @@ def _quantities(rows: SurrogateRows, reference_scores) -> _Quantities:
     stated8 = np.where(rows.parsed, stated8, -1)
     hb = half_brier(rows.P, rows.y)
     scores = dict(half_brier=hb, brier_sum=2 * hb, rps=rps(rows.P, rows.y), nll=nll(rows.P, rows.y))
-    unique_ids, id_codes = np.unique(rows.comparison_id, return_inverse=True)  # sorting codes = sorting ids
-    id_codes = id_codes.reshape(-1)
-    orders = {kind: order_rows(confidence(P8, np.where(rows.parsed, stated8, 0), kind), rows.parsed, id_codes)
+    orders = {kind: order_rows(confidence(P8, np.where(rows.parsed, stated8, 0), kind), rows.parsed, rows.comparison_id)
               for kind in CONFIDENCE_KINDS}
     log2_speedup = np.where(speed, np.log2(np.where(speed, rows.speedup, 1.0)), 0.0)
-    pools = np.unique(pool_of(unique_ids), return_inverse=True)[1][id_codes]  # pool codes via the distinct ids
+    pools = pd.factorize(pool_of(rows.comparison_id))[0]  # integer pool codes (hashing: no string sort)
     E_l = expected_log2(P8)
-    regret_pools = RegretPools(rows.parsed, E_l, np.where(speed, rows.speedup, 1.0), pools, id_codes)
+    regret_pools = RegretPools(rows.parsed, E_l, np.where(speed, rows.speedup, 1.0), pools, rows.comparison_id)
     return _Quantities(rows=rows, speed=speed, P8=P8, stated8=stated8, log2_speedup=log2_speedup, E_l=E_l,
-                       scores=scores, reference=reference_scores(rows), orders=orders, pools=pools, id_codes=id_codes,
+                       scores=scores, reference=reference_scores(rows), orders=orders, pools=pools,
                        regret_pools=regret_pools)
 
-# %% ../nbs/06_metrics.ipynb #c87136c2
+# %% ../nbs/06_metrics.ipynb #534e7433
 POPULATIONS = ("all", "parsed")  # every metric is reported over all rows and over parsed rows only
 SCORED = ("half_brier", "rps", "nll")  # the scores that have a skill version
 ALL_ONLY = ("top10_best_ratio", "parse_rate", "defer_rate", "mean_input_tokens", "mean_output_tokens", "mean_elapsed_s",
@@ -413,7 +410,7 @@ def _top_fraction_best_ratio(q: _Quantities, W: np.ndarray, fraction: float = 0.
     "Per pool: best S among the top ⌈fraction·n⌉ rows by E_l (failures last) / the pool's best S; mean over pools."
     r = q.rows
     usable = q.speed
-    order = np.lexsort((r.row_index, q.id_codes, -np.where(r.parsed, np.round(q.E_l, 12), -np.inf), ~r.parsed))
+    order = sort_rows(np.where(r.parsed, -np.round(q.E_l, 12), np.inf), r.comparison_id)  # failures last
     ratios = []
     for pool in np.unique(q.pools):
         idx = order[(q.pools[order] == pool) & usable[order]]
