@@ -19,7 +19,7 @@ __all__ = ['CONFIG_DIR', 'DTYPES', 'EVAL_SET_COLUMNS', 'PREDICTION_COLUMNS', 'PR
            'leakage_rows', 'arrow_table', 'jsonl_text', 'export_table', 'export_hub_layout', 'push_to_hub',
            'generate_sample', 'comparison_id']
 
-# %% ../nbs/04_data.ipynb #e917bb4d
+# %% ../nbs/04_data.ipynb #e1b921c3
 import ast, gzip, hashlib, io, json, logging, math, os, random, re, tokenize
 from collections.abc import Mapping
 from contextlib import contextmanager
@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from . import bins as _bins
-from .bins import EDGES, LOG2_MIDPOINTS, SpeedupBin, bin_of, bins_of
+from .bins import LOG2_EDGES, LOG2_MIDPOINTS, SpeedupBin, bin_of, bins_of
 from .forecast import PACK_NAME_RE, code_hash, comparison_id
 from .prompts import UnknownHardwareError, hardware_profile
 
@@ -516,8 +516,7 @@ def predictions_frame(records: list, # prediction rows as dicts (published colum
         if col.name not in raw.columns: raw[col.name] = pd.Series(_default_values(col, len(raw)), index=raw.index, dtype=object)
     return normalise_df(raw, dataset, source="<records>")
 
-# %% ../nbs/04_data.ipynb #67d3b0b9
-_LOG2_EDGES = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0])  # the edges in log2 S; edge k separates bins k and k+1
+# %% ../nbs/04_data.ipynb #943260d8
 _ID_COLUMNS = ("comparison_id", "pair_id", "row_id")
 
 def _id_column(df: pd.DataFrame) -> str | None:
@@ -535,7 +534,7 @@ def check_bins(df: pd.DataFrame, # rows with a speedup and a stored bin
     pos = np.flatnonzero(np.isfinite(s) & (s > 0) & np.isin(stored, np.arange(1, 9)))
     s, stored = s[pos], stored[pos].astype(np.int64)
     expected = bins_of(s) if len(s) else np.zeros(0, dtype=np.int64)
-    near = np.abs(np.log2(s)[:, None] - _LOG2_EDGES[None, :]) <= tol_log2
+    near = np.abs(np.log2(s)[:, None] - LOG2_EDGES[None, :]) <= tol_log2
     k = np.arange(1, 8)
     other_neighbour = (near & ((stored[:, None] == k) | (stored[:, None] == k + 1))).any(axis=1)
     match = stored == expected
@@ -1546,7 +1545,7 @@ def push_to_hub(df: pd.DataFrame, # the rows to upload
     except Exception as e:
         raise HubPushError(f"push to {repo_id} (config {config}, split {split}) failed: {_one_line(e)}") from e
 
-# %% ../nbs/04_data.ipynb #a0a0a457
+# %% ../nbs/04_data.ipynb #9b1a0433
 SAMPLE_GENERATOR_VERSION = "1"
 _SAMPLE_HARDWARE = "NVIDIA A100-SXM4-80GB"
 _ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -1825,11 +1824,11 @@ def _candidate_code(rng: random.Random, pack: str, seen: set, *, doc: str = "", 
 
 def _speedup_in_bin(rng: random.Random, b: int, lo: float = 0.15, hi: float = 10.2) -> float:
     "A speedup well inside bin `b` (log-uniform over the middle 90% of its log2 range), rounded to 6 decimals."
-    bounds = (math.log2(lo),) + tuple(_LOG2_EDGES) + (math.log2(hi),)
+    bounds = (math.log2(lo),) + tuple(LOG2_EDGES) + (math.log2(hi),)
     a, z = bounds[b - 1], bounds[b]
     return round(2 ** (a + (z - a) * rng.uniform(0.05, 0.95)), 6)
 
-# %% ../nbs/04_data.ipynb #84594c90
+# %% ../nbs/04_data.ipynb #64365dd1
 _PLANTED_LEAKS = {
     1: ('    """Bin filler for SEVERE_SLOWDOWN: fall exactly into the target performance band (<= 0.50x, targeting ~0.354x)."""\n', ""),
     5: ('    """MINOR_SPEEDUP bin filler."""\n', "    # aim for ~1.68x over the reference\n"),
@@ -1854,7 +1853,7 @@ def _normal_cdf(z: float) -> float: return 0.5 * (1 + math.erf(z / math.sqrt(2))
 
 def _band_probs(m: float, sigma: float) -> list[float]:
     "P(bin) of a normal forecast of log2 S with mean m and sd sigma."
-    bounds = (-math.inf,) + tuple(_LOG2_EDGES) + (math.inf,)
+    bounds = (-math.inf,) + tuple(LOG2_EDGES) + (math.inf,)
     return [_normal_cdf((bounds[b] - m) / sigma) - _normal_cdf((bounds[b - 1] - m) / sigma) for b in range(1, 9)]
 
 def _forecast_fields(rng: random.Random, label: str, speedup: float) -> dict:

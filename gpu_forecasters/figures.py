@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['SAMPLE_SUFFIX', 'HEADLINE', 'ERRORS', 'HIGHER_IS_BETTER', 'FIGURE_KEYS', 'KEY_ALIASES', 'SEARCH_KEYS', 'NOT_YET',
            'apply_style', 'surrogate_order', 'surrogate_colors', 'forecast_table', 'headline_from_metrics',
-           'headline_per_repeat', 'tab1_headline', 'paper_summary', 'stated_confidence', 'fig1_calibration',
+           'headline_per_repeat', 'tab1_headline', 'paper_summary', 'calibration', 'fig1_calibration',
            'forecast_errors', 'fig2_forecast_error', 'per_pack_table', 'fig3_per_pack', 'markdown_table', 'html_table',
            'headline_markdown', 'write_table', 'write_figure', 'resolve_keys', 'FigureConfig', 'is_sample',
            'data_report', 'write_index', 'make_all', 'figures_command']
@@ -129,7 +129,7 @@ def paper_summary(eval_df: pd.DataFrame, # eval-set rows
                          brier_sum=float(np.mean(2 * half_brier(P, y))) if len(mine) else math.nan))
     return pd.DataFrame(rows)
 
-# %% ../nbs/45_figures.ipynb #9f712d03
+# %% ../nbs/45_figures.ipynb #9b0efb90
 def _title(text: str, sample: bool, wrap: bool = False) -> str:
     "A title with the sample watermark; `wrap` puts the watermark on a line of its own (narrow panels)."
     return text + (("\n" + SAMPLE_SUFFIX.strip() if wrap else SAMPLE_SUFFIX) if sample else "")
@@ -140,10 +140,11 @@ def _panels(n: int, width: float = 4.0, height: float = 3.3, max_columns: int = 
     for ax in axes.flat[n:]: ax.set_visible(False)
     return fig, list(axes.flat[:n])
 
-def stated_confidence(rows) -> np.ndarray:
-    "The probability of the stated bin of each parsed row (`SurrogateRows`)."
-    lowest = 0 if rows.outcomes == 9 else 1
-    return np.take_along_axis(rows.P, np.clip(rows.stated - lowest, 0, rows.outcomes - 1)[:, None], axis=1)[:, 0]
+def calibration(rows) -> tuple[float, list[dict], int]:
+    "(ECE, reliability buckets, n) of the stated bin's probability over the parsed rows of `SurrogateRows`."
+    parsed = rows.take(rows.parsed)
+    value, buckets = ece(parsed.stated_confidence, parsed.stated == parsed.y)
+    return value, buckets, len(parsed)
 
 def _per_surrogate_figure(table: ForecastTable, labels, sample: bool, draw) -> plt.Figure:
     "One panel per surrogate; `draw(ax, rows, color)` draws a panel and returns the text after '{label}: ' in its title."
@@ -162,8 +163,7 @@ def fig1_calibration(table: ForecastTable, # from `forecast_table`
                     ) -> plt.Figure:
     "Reliability diagrams (stated-bin confidence vs accuracy), one panel per surrogate, parsed rows of all repeats."
     def draw(ax, rows, color):
-        parsed = rows.take(rows.parsed)
-        value, buckets = ece(stated_confidence(parsed), parsed.stated == parsed.y)
+        value, buckets, n = calibration(rows)
         for b in buckets:
             if not b["count"]: continue
             centre = (b["lo"] + b["hi"]) / 2
@@ -171,7 +171,7 @@ def fig1_calibration(table: ForecastTable, # from `forecast_table`
             ax.text(centre, b["accuracy"] + 0.02, str(b["count"]), ha="center", va="bottom", fontsize=7)
         ax.plot([0, 1], [0, 1], "--", color="0.4", linewidth=1)
         ax.set(xlim=(0, 1), ylim=(0, 1.12), xlabel="confidence (p of the stated bin)", ylabel="accuracy")
-        return f"ECE {value:.3f} (n={len(parsed)}, pooled)"
+        return f"ECE {value:.3f} (n={n}, pooled)"
     return _per_surrogate_figure(table, labels, sample, draw)
 
 # %% ../nbs/45_figures.ipynb #5e88a707
@@ -314,7 +314,7 @@ class FigureConfig(BaseModel):
     figures: list[str] | None = None  # figure keys (aliases accepted); None: every key
     surrogates: list[str] | None = None  # surrogate labels in display order; None: every label
 
-# %% ../nbs/45_figures.ipynb #4211f8d5
+# %% ../nbs/45_figures.ipynb #9af1d905
 def is_sample(*frames: pd.DataFrame) -> bool:
     "True if any of the loaded frames is the bundled synthetic sample (its titles are then watermarked)."
     return any(bool(df.attrs.get("sample")) for df in frames)
@@ -342,8 +342,7 @@ def data_report(table: ForecastTable, labels) -> pd.DataFrame:
 def _reliability_table(table: ForecastTable, labels) -> pd.DataFrame:
     rows = []
     for label in labels:
-        parsed = table.rows[label].take(table.rows[label].parsed)
-        value, buckets = ece(stated_confidence(parsed), parsed.stated == parsed.y)
+        value, buckets, _ = calibration(table.rows[label])
         rows += [dict(surrogate=label, ece=value) | b for b in buckets]
     return pd.DataFrame(rows)
 

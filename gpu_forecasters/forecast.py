@@ -8,11 +8,11 @@ __all__ = ['RAW_SUM_RANGE', 'TOOL_NAME', 'DEFER_TOOL_NAME', 'FIELD_ORDERS', 'TOO
            'openai_tool', 'plain_tool', 'defer_tool', 'ParseError', 'parse_arguments', 'parse_tool_calls',
            'forecast_to_record', 'forecast_from_record', 'code_hash', 'comparison_id']
 
-# %% ../nbs/01_forecast.ipynb #c267ba6d
+# %% ../nbs/01_forecast.ipynb #4bb08af1
 import hashlib, json, math, re
 from dataclasses import dataclass
 from collections.abc import Mapping
-from .bins import N_BINS, SPEED_BINS, SpeedupBin
+from .bins import SpeedupBin
 
 # %% ../nbs/01_forecast.ipynb #106a236b
 RAW_SUM_RANGE = (0.5, 1.5)  # raw probability sums outside this range are flagged (not rejected)

@@ -199,13 +199,13 @@ def weighted_auroc(score, # (n,) higher = more likely positive
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where((n_pos > 0) & (n_neg > 0), ((Wp @ beats) * Wn).sum(1) / (n_pos * n_neg), np.nan)
 
-# %% ../nbs/06_metrics.ipynb #0b979d9e
+# %% ../nbs/06_metrics.ipynb #4b3f9f01
 import pandas as pd
 from dataclasses import dataclass, field, replace
-from .bins import N_BINS, LOG2_MIDPOINTS, FASTER_BINS
+from .bins import FASTER_BINS
 from .data import dedupe_for_metrics, prob_matrix
 
-# %% ../nbs/06_metrics.ipynb #240fc3e6
+# %% ../nbs/06_metrics.ipynb #43a0977b
 @dataclass
 class SurrogateRows:
     "The prediction rows of one surrogate as arrays, joined with their truth."
@@ -214,7 +214,7 @@ class SurrogateRows:
     repeat: np.ndarray  # (n,) repeat index
     comparison_id: np.ndarray  # (n,) comparison ids (str)
     pack: np.ndarray  # (n,) pack names (str)
-    row_index: np.ndarray  # (n,) position in the input prediction rows (the last tie-breaker)
+    row_index: np.ndarray  # (n,) position in the input prediction rows (maps a row back to its input)
     y: np.ndarray  # (n,) true bin (0 = failing candidate, 9-outcome mode only)
     speedup: np.ndarray  # (n,) measured speedup; NaN for a failing candidate
     P: np.ndarray  # (n, outcomes) forecast; uniform for failures and deferrals
@@ -232,6 +232,13 @@ class SurrogateRows:
 
     @property
     def failed(self) -> np.ndarray: "Rows that are neither parsed nor deferred."; return ~self.parsed & ~self.deferred
+
+    @property
+    def stated_confidence(self) -> np.ndarray:
+        "The probability of the stated bin; 1/outcomes (the uniform forecast's) for rows without a forecast."
+        lowest = 0 if self.outcomes == 9 else 1
+        p_stated = np.take_along_axis(self.P, np.clip(self.stated - lowest, 0, self.outcomes - 1)[:, None], 1)[:, 0]
+        return np.where(self.parsed, p_stated, 1 / self.outcomes)
 
     def take(self, index) -> "SurrogateRows":
         "The rows at `index` (a boolean mask or integer positions)."
@@ -454,7 +461,7 @@ def _selective(q: _Quantities, W: np.ndarray, coverages) -> dict:
                 out[f"{quantity}.{risk}.{kind}"] = v
     return out
 
-# %% ../nbs/06_metrics.ipynb #ee3ff2fc
+# %% ../nbs/06_metrics.ipynb #b5438948
 def _evaluate(q: _Quantities, # per-row inputs
               W: np.ndarray, # (B, n) integer multiplicities
               population: str, # "all" or "parsed"
@@ -469,13 +476,12 @@ def _evaluate(q: _Quantities, # per-row inputs
     hit = (r.parsed & (r.stated == r.y)).astype(float)
     argmax_hit = (r.parsed & (r.argmax == r.y)).astype(float)
     within = _masked((r.parsed & (q.stated8 >= 1) & (np.abs(q.stated8 - r.y) <= 1)).astype(float), q.speed)
-    conf_top = np.where(r.parsed, np.take_along_axis(r.P, np.clip(r.stated - (0 if K == 9 else 1), 0, K - 1)[:, None], 1)[:, 0], 1 / K)
     p_faster = q.P8[:, FASTER_BINS[0] - 1:].sum(axis=1)
     is_faster = (r.y >= FASTER_BINS[0]).astype(float)
     speed_W = W * q.speed
     out = dict(accuracy=mean(hit), argmax_accuracy=mean(argmax_hit), within_one=mean(within),
                **{name: mean(s) for name, s in q.scores.items()},
-               ece_top=weighted_ece(conf_top, hit, W), ece_argmax=weighted_ece(r.P.max(axis=1), argmax_hit, W),
+               ece_top=weighted_ece(r.stated_confidence, hit, W), ece_argmax=weighted_ece(r.P.max(axis=1), argmax_hit, W),
                ece_classwise=classwise_ece(r.P, r.y, W),
                faster_brier=mean(_masked((p_faster - is_faster) ** 2, q.speed)),
                faster_ece=weighted_ece(p_faster, is_faster, speed_W),
@@ -562,16 +568,14 @@ def _stat(point: dict, boot: np.ndarray | None, pooled: float, by_pack: dict, n:
                 by_repeat={str(r): _finite_or_none(v) for r, v in point.items()},
                 by_pack={p: _finite_or_none(_nanmean(np.array(v, dtype=float))) for p, v in by_pack.items()})
 
-# %% ../nbs/06_metrics.ipynb #0939e065
+# %% ../nbs/06_metrics.ipynb #19f42a1f
 def _reliability(q: _Quantities, population: str) -> dict:
     "Reliability buckets of the three calibration views, for the rows of one population."
     r = q.rows
     keep = r.parsed if population == "parsed" else np.ones(len(r), bool)
-    K = r.outcomes
     hit = r.parsed & (r.stated == r.y)
-    conf_top = np.where(r.parsed, np.take_along_axis(r.P, np.clip(r.stated - (0 if K == 9 else 1), 0, K - 1)[:, None], 1)[:, 0], 1 / K)
     p_faster = q.P8[:, FASTER_BINS[0] - 1:].sum(axis=1)
-    views = dict(ece_top=(conf_top, hit, keep), ece_argmax=(r.P.max(axis=1), r.parsed & (r.argmax == r.y), keep),
+    views = dict(ece_top=(r.stated_confidence, hit, keep), ece_argmax=(r.P.max(axis=1), r.parsed & (r.argmax == r.y), keep),
                  faster_ece=(p_faster, r.y >= FASTER_BINS[0], keep & q.speed))
     return {name: ece(conf[m], hit[m])[1] for name, (conf, hit, m) in views.items()}
 

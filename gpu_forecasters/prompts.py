@@ -8,9 +8,9 @@ __all__ = ['HARDWARE_PROFILES', 'HARDWARE_ALIASES', 'PROMPT_VERSION', 'PROMPT_MO
            'live_hardware', 'hardware_from_torch', 'PromptOptions', 'SurrogateQuery', 'code_fence', 'hardware_table',
            'bin_table', 'system_prompt', 'user_prompt', 'build_messages', 'prompt_sha256', 'prompt_tools']
 
-# %% ../nbs/02_prompts.ipynb #ca34c081
+# %% ../nbs/02_prompts.ipynb #58b16a18
 import re
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass
 
 # %% ../nbs/02_prompts.ipynb #4166598e
 @dataclass(frozen=True)
@@ -91,12 +91,12 @@ def hardware_from_torch(index: int = 0, # CUDA device index
     "The profile of the live CUDA device `index`: the registry entry when the device is registered."
     return hardware_from_properties(_cuda_properties(index), allow_unregistered)
 
-# %% ../nbs/02_prompts.ipynb #ab0ae3d3
+# %% ../nbs/02_prompts.ipynb #bc497a96
 import hashlib, json
 from datetime import date
-from .bins import BIN_LABELS, EDGES, SPEED_BINS, SpeedupBin, bin_of
+from .bins import EDGES, SPEED_BINS, SpeedupBin, bin_of
 from .forecast import (DEFER_TOOL_NAME, FIELD_ORDERS, TOOL_NAME, defer_tool, openai_tool, plain_tool,
-                                      probability_fields, tool_parameters)
+                                      tool_parameters)
 
 # %% ../nbs/02_prompts.ipynb #a977c342
 PROMPT_VERSION = "2026.1"  # names the prompt text; bump on any change of wording
