@@ -100,9 +100,12 @@ def test_interrupt_exits_130(tmp_path):
     env = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1'}
     proc = subprocess.Popen([CLI, 'metrics', '--output-dir', tmp_path, '--n-bootstrap', '200000'], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline and not (tmp_path / '.write_test').exists() and proc.poll() is None: time.sleep(0.05)
-    time.sleep(2.0)
+    seen = []
+    for line in proc.stderr:  # wait until the bootstrap of the first surrogate is under way
+        seen.append(line)
+        if line.startswith('metrics: '): break
+    assert proc.poll() is None, ''.join(seen)
+    time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
