@@ -14,6 +14,7 @@ statuses = ['1 - Planning', '2 - Pre-Alpha', '3 - Alpha', '4 - Beta', '5 - Produ
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 requirements = cfg.get('requirements', '').split()
 dev_requirements = cfg.get('dev_requirements', '').split()
+extras = {'dev': dev_requirements, 'tinker': cfg.get('tinker_requirements', '').split(), 'local': cfg.get('local_requirements', '').split()}
 package_data = {cfg['lib_name']: cfg.get('package_data', '').split()}
 
 setuptools.setup(
@@ -34,7 +35,7 @@ setuptools.setup(
     include_package_data=True,
     package_data=package_data,
     install_requires=requirements,
-    extras_require={'dev': dev_requirements},
+    extras_require=extras,
     python_requires='>=' + cfg['min_python'],
     long_description=open('README.md', encoding='utf-8').read(),
     long_description_content_type='text/markdown',

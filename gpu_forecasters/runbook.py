@@ -30,11 +30,16 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #4c499780
+# %% ../nbs/50_runbook.ipynb #a00d509c
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    s = commands.add_parser("score", help="score surrogates on the eval set or discovery pairs (resumable)")
+    s.add_argument("--config", required=True, help="a score config JSON (path, or name under the shipped configs, e.g. baseline_scoring/gemini3_flash.json)")
+    s.add_argument("--output-dir", required=True, help="run directory: cache and outputs; rerun to resume")
+    s.add_argument("--debug", action="store_true", help="one comparison per pack (5 discovery pairs), 1 repeat, concurrency 1")
+    s.add_argument("--retry-failed", action="store_true", help="also rerun final parse failures")
     m = commands.add_parser("metrics", help="every forecast metric for any predictions (metrics.json, metrics.csv, curves.json)")
     _add_data_options(m)
     m.add_argument("--json", action="store_true", help="print metrics.json instead of the table")
@@ -52,8 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--strict", action="store_true", help="fail (instead of skipping) when a figure's inputs are missing")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #f627c726
+# %% ../nbs/50_runbook.ipynb #49443caf
 def _dispatch(args) -> int:
+    if args.command == "score":
+        from gpu_forecasters.scoring import score_command
+        return score_command(args.config, args.output_dir, debug=args.debug, retry_failed=args.retry_failed)
     if args.command == "metrics":
         from gpu_forecasters.metrics import metrics_command
         return metrics_command(args.eval_set, args.predictions or ["sample"], args.output_dir, as_json=args.json,
