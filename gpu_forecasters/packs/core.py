@@ -217,7 +217,7 @@ def current_environment(gpu_name: str | None = None, # default: the first CUDA d
     if gpu_name is None: gpu_name = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
     return EvalEnvironment(gpu_name, triton_version, torch.__version__.split("+")[0], custom_kernel_required)
 
-# %% ../../nbs/10_packs.ipynb #f8117076
+# %% ../../nbs/10_packs.ipynb #a624880f
 class UnsupportedDevice(RuntimeError):
     "A device below the pack's compute capability, or with too little memory for its largest input."
 
@@ -274,7 +274,7 @@ class KernelPack:
         "The task text a prompt shows: math, input and output contract, tolerances, benchmark cases, environment."
         cs = self.case_set(case_set)
         env = env or current_environment()
-        lines = [f"# {self.title}", "", self.math, "", f"Input: a tuple of {self.arity} elements: {self.input_doc}",
+        lines = [f"# {self.title}", "", self.math, "", f"Input: a tuple of {self.input_arity(case_set)} elements: {self.input_doc}",
                  f"Output: {self.output_rule(case_set)}", "",
                  "Define `custom_kernel(data)` in Python; it receives the input tuple and returns the output.",
                  "Benchmark cases (the score is the geometric mean of the speedups over them):"]
@@ -285,11 +285,16 @@ class KernelPack:
         if env.custom_kernel_required: lines.append("A custom kernel (Triton or CUDA via load_inline) is required.")
         return "\n".join(lines)
 
-    @property
-    def arity(self) -> int:
-        "Number of elements of the input tuple (from a smoke or paper correctness case)."
-        cs = self.case_sets.get("smoke") or self.case_sets["paper"]
-        return len(self.generate_input(cs.correctness[0], "cpu"))
+    def input_arity(self, case_set: str = "paper") -> int:
+        "Number of elements of the input tuple in a case set (generated once from its smallest correctness case)."
+        key = (self.name, case_set)
+        if key not in _ARITY:
+            cs = self.case_set(case_set)
+            smallest = min(cs.correctness, key=lambda c: self.min_bytes(c.args))
+            _ARITY[key] = len(self.generate_input(smallest, "cpu"))
+        return _ARITY[key]
+
+_ARITY: dict = {}  # (pack, case set) -> input arity (generating an input can take a while)
 
 def _tolerance_text(t: Tolerance) -> str:
     if t.mode == "e4m3_code": return "float8_e4m3fn codes may differ by at most 1"
