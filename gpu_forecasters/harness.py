@@ -7,7 +7,7 @@ __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 
            'TimingStats', 'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns',
            'case_speedup', 'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci',
            'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'WorkerDied', 'WorkerTimeout',
-           'Worker', 'EvalRequest', 'run_judge']
+           'Worker', 'EvalRequest', 'run_judge', 'device_record']
 
 # %% ../nbs/18_harness.ipynb #1d7b0332
 import dataclasses, hashlib, json, math, random
@@ -245,7 +245,7 @@ def paper_failure_kind(status: str, reason: str | None = None) -> str:
     if status in ("timeout", "crashed", "infra_failure"): return "infrastructure_failure"
     raise ValueError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
 
-# %% ../nbs/18_harness.ipynb #dc7c1808
+# %% ../nbs/18_harness.ipynb #b126c643
 EVALUATION_SCHEMA = "gpu_forecasters.evaluation/1"
 
 @dataclass
@@ -266,6 +266,8 @@ class CaseResult:
     floored: bool = False
     n_checks: int = 0
     flags: list = dataclasses.field(default_factory=list)
+    stream_gaps_ns: list = dataclasses.field(default_factory=list)  # e_b - e_a of each call (side-stream diagnostics)
+    last_call_flags: list = dataclasses.field(default_factory=list, repr=False)  # the worker's flags of the latest call
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -294,6 +296,7 @@ class Evaluation:
     per_case: list = dataclasses.field(default_factory=list)
     flags: list = dataclasses.field(default_factory=list)
     device_name: str = "cpu"
+    device: dict = dataclasses.field(default_factory=dict)  # name, capability, SMs, memory, L2, versions, null call
     backend: str = "cpu"
     timing_meaningful: bool = False
     gpu_seconds: float = 0.0
@@ -316,7 +319,7 @@ class Evaluation:
         d["per_case"] = [CaseResult.from_json(c) for c in d.get("per_case", [])]
         return cls(**d)
 
-# %% ../nbs/18_harness.ipynb #780f7a77
+# %% ../nbs/18_harness.ipynb #779fde71
 import os, signal, sys, tempfile, time, traceback
 import multiprocessing as mp
 
@@ -329,38 +332,107 @@ def _export_outputs(out):
             return False, f"output {i} must be a torch.Tensor, got {type(t).__module__}.{type(t).__name__}"
     return True, items
 
-def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, require_custom_kernel: bool):
+def _storages(x) -> list:
+    import torch
+    if isinstance(x, torch.Tensor): return [x.untyped_storage().data_ptr()]
+    if isinstance(x, dict): return [p for v in x.values() for p in _storages(v)]
+    return []
+
+def _unalias(items: tuple, data: tuple, output_buffers: tuple) -> tuple[tuple, bool]:
+    "Copy outputs that share storage with an input (a received CUDA tensor cannot be sent back); flag non-buffer aliases."
+    owner = {p: i for i, x in enumerate(data) for p in _storages(x)}
+    out, aliased = [], False
+    for t in items:
+        i = owner.get(t.untyped_storage().data_ptr()) if t.numel() else None
+        if i is None: out.append(t); continue
+        aliased |= i not in output_buffers
+        out.append(t.clone())
+    return tuple(out), aliased
+
+class _HostTimer:
+    "cpu back-end timing: the host clock around the call (no flush, no streams)."
+    def __init__(self, clock): self.clock, self.null_call_ns, self.null_gap_ns, self.last_gap_ns = clock, 0.0, 0.0, 0.0
+    def time(self, fn, data):
+        t0 = self.clock(); out = fn(data)
+        return out, self.clock() - t0, [], None
+
+class _CudaTimer:
+    "One timed CUDA iteration (spec B5.3): L2 flush, device sync, events on the current stream plus a device-wide join."
+    def __init__(self, torch, clock, flush_factor: float = 2.0):
+        props = torch.cuda.get_device_properties(0)
+        self.sync, self.clock, self.Event = torch.cuda.synchronize, clock, torch.cuda.Event  # captured before the candidate loads
+        self.record, self.elapsed, self.event_sync = torch.cuda.Event.record, torch.cuda.Event.elapsed_time, torch.cuda.Event.synchronize
+        self.flush_bytes = int(math.ceil(flush_factor * props.L2_cache_size / 4)) * 4
+        self.flush = torch.zeros(self.flush_bytes // 4, dtype=torch.int32, device="cuda")
+        self.null_call_ns = self.null_gap_ns = 0.0
+        zero = torch.zeros(1, device="cuda")
+        calibration = [self._raw(lambda d: zero, None) for _ in range(50)]
+        self.null_call_ns = float(np.median([c[0] for c in calibration]))
+        self.null_gap_ns = float(np.median([c[1] - c[0] for c in calibration]))
+
+    def _raw(self, fn, data):
+        self.flush.add_(1)  # a non-constant write of 2x the L2: compression cannot skip it
+        self.sync()
+        start, end_a, end_b = self.Event(enable_timing=True), self.Event(enable_timing=True), self.Event(enable_timing=True)
+        self.record(start); t0 = self.clock()
+        self.out = fn(data)
+        self.record(end_a); self.sync(); t1 = self.clock()
+        self.record(end_b); self.event_sync(end_b)
+        return self.elapsed(start, end_a) * 1e6, self.elapsed(start, end_b) * 1e6, t1 - t0
+
+    def time(self, fn, data):
+        e_a, e_b, h = self._raw(fn, data)
+        sample, flags, integrity = e_a, [], None
+        self.last_gap_ns = e_b - e_a
+        # the gap also holds the host's wake-up after a blocking sync, which grows with the wait: measured on an H200,
+        # 2-9 ms cross_entropy calls with no side stream exceeded 3x the null gap (63 us); 5% of the call is allowed
+        if e_b - e_a > max(20_000, 3 * self.null_gap_ns, 0.05 * e_a): sample, flags = e_b, ["unjoined_stream_work"]
+        # the events must agree with the host clock: the call cannot take longer on the GPU than the host waited, and
+        # start..end_b encloses the host interval (after the flush and sync the GPU is idle, so both events run at once).
+        # e_b may exceed h by the host's own delays (measured up to ~90 us on an H200), so it has no upper bound.
+        if e_a > h + 50_000 or e_b < h - max(50_000, 0.05 * h):
+            integrity = f"timing invariants broken: events {e_a:.0f} / {e_b:.0f} ns against {h} ns of host clock"
+        return self.out, int(sample), flags, integrity
+
+def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, require_custom_kernel: bool, flush_factor: float = 2.0):
     "The untrusted worker: load the candidate, then answer `call` requests until `stop`."
     os.setpgrp()  # own process group: the judge kills it and every descendant together
     for var, sub in (("TRITON_CACHE_DIR", "triton"), ("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TORCH_EXTENSIONS_DIR", "extensions")):
         os.environ[var] = os.path.join(workdir, sub)
     if device == "cpu": os.environ.setdefault("TRITON_INTERPRET", "1")
     os.chdir(workdir)
+    import collections
     import torch, torch.multiprocessing  # noqa: F401  (registers the tensor-sharing reductions)
     if device == "cpu": torch.set_num_threads(4)
     from gpu_forecasters.packs.core import CandidateError, get_pack, load_candidate
-    perf_counter_ns = time.perf_counter_ns  # captured before the candidate is imported
-    try: kernel = load_candidate(code, get_pack(pack_name), os.path.join(workdir, "candidate"), require_custom_kernel)
+    timer = _HostTimer(time.perf_counter_ns) if device == "cpu" else _CudaTimer(torch, time.perf_counter_ns, flush_factor)
+    pack = get_pack(pack_name)
+    try: kernel = load_candidate(code, pack, os.path.join(workdir, "candidate"), require_custom_kernel)
     except CandidateError as e:
         conn.send(("load_error", e.status, e.reason, e.message)); return
-    conn.send(("loaded",))
+    conn.send(("loaded", {"null_call_ns": timer.null_call_ns, "null_gap_ns": timer.null_gap_ns,
+                          "l2_flush_bytes": getattr(timer, "flush_bytes", 0)}))
+    held = collections.deque(maxlen=8)  # outputs exported over CUDA IPC must outlive the judge's use of them
     while True:
         message = conn.recv()
         if message[0] == "stop": return
         _, data = message
-        try:
-            if device != "cpu": torch.cuda.synchronize()
-            t0 = perf_counter_ns()
-            out = kernel(data)
-            if device != "cpu": torch.cuda.synchronize()
-            elapsed = perf_counter_ns() - t0
+        try: out, elapsed, flags, integrity = timer.time(kernel, data)
         except Exception as e:
+            if device != "cpu":
+                try: torch.ones(1, device="cuda").add_(1); torch.cuda.synchronize()
+                except Exception as probe:
+                    conn.send(("cuda_fault", f"{type(e).__name__}: {str(e)[:500]} (probe: {str(probe)[:200]})")); os._exit(70)
             conn.send(("exception", type(e).__name__, [c.__name__ for c in type(e).__mro__], str(e)[:2000], traceback.format_exc()[-4000:]))
             continue
         ok, items = _export_outputs(out)
-        conn.send(("result", items, elapsed) if ok else ("bad_output", items))
+        if ok:
+            items, aliased = _unalias(items, data, pack.output_buffers)
+            if aliased: flags = flags + ["output_aliases_input"]
+            held.append(items)
+        conn.send(("result", items, elapsed, flags, integrity, timer.last_gap_ns) if ok else ("bad_output", items))
 
-# %% ../nbs/18_harness.ipynb #d1e979fa
+# %% ../nbs/18_harness.ipynb #f26dda01
 class WorkerDied(Exception):
     "The worker ended without an answer: status `crashed` (reason: exit code or signal)."
     def __init__(self, reason: str): self.reason = reason; super().__init__(reason)
@@ -379,14 +451,15 @@ def _exit_reason(process) -> str:
 
 class Worker:
     "One untrusted candidate process, driven by the judge."
-    def __init__(self, pack_name: str, code: str, device: str = "cpu", require_custom_kernel: bool = False):
+    def __init__(self, pack_name: str, code: str, device: str = "cpu", require_custom_kernel: bool = False, flush_factor: float = 2.0):
         self.workdir = tempfile.mkdtemp(prefix="gpu_forecasters_worker_")
         ctx = mp.get_context("spawn")
         self.conn, child = ctx.Pipe()
         # the target is taken from the installed module: spawn pickles functions by module path, and a function
         # defined in a notebook session lives in `__main__`, which the child does not have
         from gpu_forecasters.harness import _worker_main as target
-        self.process = ctx.Process(target=target, args=(child, pack_name, code, self.workdir, device, require_custom_kernel), daemon=True)
+        self.process = ctx.Process(target=target, args=(child, pack_name, code, self.workdir, device, require_custom_kernel, flush_factor), daemon=True)
+        self.info = {}  # what the worker reports when loaded (null-call timing, flush size)
         self.started = time.perf_counter()
         self.process.start()
         child.close()
@@ -440,7 +513,7 @@ class Worker:
     @property
     def seconds(self) -> float: return time.perf_counter() - self.started
 
-# %% ../nbs/18_harness.ipynb #8db2e6b2
+# %% ../nbs/18_harness.ipynb #29ef4644
 @dataclass(frozen=True)
 class EvalRequest:
     "What to evaluate: a pack, a case set and a candidate (optionally against another anchor than the reference)."
@@ -482,7 +555,15 @@ def _call(worker: Worker, pack, case, data, timeout_s: float, phase: str, result
         return None
     if answer[0] == "bad_output":
         _fail(result, "incorrect", "type", answer[1]); return None
-    _, out, elapsed = answer
+    if answer[0] == "cuda_fault":
+        worker.process.join(5)
+        raise WorkerDied(f"cuda_fault: {answer[1]}")
+    _, out, elapsed, flags, integrity, gap = answer
+    result.stream_gaps_ns.append(gap)
+    if integrity:
+        _fail(result, "incorrect", "integrity", integrity); return None
+    result.flags = sorted(set(result.flags) | (set(flags) - {"unjoined_stream_work"}))  # a timing flag is judged over the timed loop
+    result.last_call_flags = flags
     output = out[0] if len(out) == 1 else out
     if check:
         ok, message = pack.check(pristine, output, case)
@@ -496,7 +577,7 @@ def _iteration_case(case, seed: int):
 
 def _start(pack, code: str, request: EvalRequest, result: CaseResult | None) -> tuple:
     "Spawn a worker and wait for its import; (worker, None) or (None, (status, reason, message))."
-    worker = Worker(pack.name, code, request.device, request.config.require_custom_kernel and code != pack.seed_kernel)
+    worker = Worker(pack.name, code, request.device, request.config.require_custom_kernel and code != pack.seed_kernel, request.config.flush_factor)
     try: answer = worker.receive(request.config.import_timeout_s, "import")
     except (WorkerTimeout, WorkerDied) as e:
         worker.close()
@@ -504,9 +585,10 @@ def _start(pack, code: str, request: EvalRequest, result: CaseResult | None) -> 
     if answer[0] == "load_error":
         worker.close()
         return None, answer[1:]
+    worker.info = answer[1]
     return worker, None
 
-# %% ../nbs/18_harness.ipynb #bf570b95
+# %% ../nbs/18_harness.ipynb #720449de
 def _benchmark_case(pack, case, result: CaseResult, cand: Worker, anch: Worker, request: EvalRequest, device_name: str, seed: int) -> None:
     from gpu_forecasters.packs.core import iteration_seed
     config, salt = request.config, request.config.secret_salt
@@ -522,7 +604,7 @@ def _benchmark_case(pack, case, result: CaseResult, cand: Worker, anch: Worker, 
         calls += 1
         if time.perf_counter() - warm_start > 10: break
     samples, schedule, held = {"candidate": [], "anchor": []}, RecheckSchedule(prob=config.recheck_prob, rotation_slots=config.rotation_slots, min_rechecks=config.min_rechecks), []
-    start, i = time.perf_counter(), 0
+    start, i, unjoined = time.perf_counter(), 0, 0
     while True:
         order = abba_order(i + 1)[i]
         it_case = _iteration_case(case, iteration_seed(case.args["seed"], salt, i + 1))
@@ -535,6 +617,7 @@ def _benchmark_case(pack, case, result: CaseResult, cand: Worker, anch: Worker, 
                 if program == "anchor": _fail(result, "infra_failure", "anchor", result.message)
                 return
             samples[program].append(answer[0])
+            if program == "candidate": unjoined += "unjoined_stream_work" in result.last_call_flags
             if program == "candidate":
                 if schedule.after_iteration(i):
                     ok, message = pack.check(data, answer[1], it_case)
@@ -550,18 +633,19 @@ def _benchmark_case(pack, case, result: CaseResult, cand: Worker, anch: Worker, 
             ok, message = pack.check(data, output, _iteration_case(case, iteration_seed(case.args["seed"], salt, j + 1)))
             result.n_checks += 1
             if not ok: _fail(result, "incorrect", "recheck", f"timed iteration {j}: {message}"); return
+    if unjoined > i / 2: result.flags = sorted(set(result.flags) | {"unjoined_stream_work"})  # most timed calls left work behind
     keep = config.keep_samples
     result.candidate = TimingStats.from_samples(samples["candidate"], seed=seed, keep=keep)
     result.anchor = TimingStats.from_samples(samples["anchor"], seed=seed + 1, keep=keep)
-    floor, floor_flags = floor_ns(pack.min_bytes(case.args), device_name, 0.0)
+    floor, floor_flags = floor_ns(pack.min_bytes(case.args), device_name, cand.info.get("null_call_ns", 0.0))
     result.floor_ns = floor
     result.speedup, speed_flags = case_speedup(result.anchor.median_ns, result.candidate.median_ns, floor, config.excessive_speedup)
     result.floored = "below_floor" in speed_flags
     result.speedup_ci = bootstrap_ratio_ci([samples["candidate"]], [samples["anchor"]], [floor], B=config.bootstrap_resamples, seed=seed)[0]
-    result.flags = sorted(flags | floor_flags | speed_flags)
+    result.flags = sorted(set(result.flags) | flags | floor_flags | speed_flags)
     result.status = "ok"
 
-# %% ../nbs/18_harness.ipynb #807ccc18
+# %% ../nbs/18_harness.ipynb #692a204c
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -637,9 +721,26 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
             samples = lambda stats: stats.samples_ns or [stats.median_ns]
             ev.reward_ci = bootstrap_ratio_ci([samples(r.candidate) for r in bench], [samples(r.anchor) for r in bench], [r.floor_ns for r in bench],
                                               B=config.bootstrap_resamples, seed=seed, aggregator=config.aggregator)[0]
+    ev.device = device_record(request.device, cand.info if cand is not None else {})
     ev.flags = sorted(set(ev.flags) | {f for r in ev.per_case for f in r.flags})
     ev.wall_s = ev.gpu_seconds = time.perf_counter() - started
     return ev
+
+def device_record(device: str, worker_info: dict) -> dict:
+    "What was measured on: device properties, software versions and the worker's null-call calibration."
+    import platform, torch
+    record = {"torch": torch.__version__, "python": platform.python_version(), **worker_info}
+    try:
+        from importlib.metadata import version
+        record["triton"] = version("triton")
+    except Exception: record["triton"] = None
+    if device != "cpu" and torch.cuda.is_available():
+        p = torch.cuda.get_device_properties(0)
+        record |= {"name": p.name, "compute_capability": f"{p.major}.{p.minor}", "sm_count": p.multi_processor_count,
+                   "total_memory": p.total_memory, "l2_cache_bytes": p.L2_cache_size, "cuda_runtime": torch.version.cuda,
+                   "peak_bandwidth_gbps": peak_bandwidth_gbps(p.name)}
+    else: record["name"] = "cpu"
+    return record
 
 class _Early(Exception):
     "A non-candidate stop before any case ran (anchor problems, import timeouts or crashes)."

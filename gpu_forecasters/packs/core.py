@@ -217,7 +217,7 @@ def current_environment(gpu_name: str | None = None, # default: the first CUDA d
     if gpu_name is None: gpu_name = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
     return EvalEnvironment(gpu_name, triton_version, torch.__version__.split("+")[0], custom_kernel_required)
 
-# %% ../../nbs/10_packs.ipynb #a624880f
+# %% ../../nbs/10_packs.ipynb #78f1c520
 class UnsupportedDevice(RuntimeError):
     "A device below the pack's compute capability, or with too little memory for its largest input."
 
@@ -247,8 +247,8 @@ class KernelPack:
         return self.case_sets[name]
 
     def generate_input(self, case: Case, device="cpu") -> tuple:
-        "The case's input, from a local generator seeded with `case.args['seed']`; output buffers NaN-filled."
-        gen = torch.Generator(device="cpu").manual_seed(int(case.args["seed"]))
+        "The case's input, drawn on `device` from a generator of that device seeded with `case.args['seed']`; output buffers NaN-filled."
+        gen = torch.Generator(device=torch.device(device)).manual_seed(int(case.args["seed"]))
         data = tuple(self.make_input(case.args, gen, torch.device(device), self.case_set(case.case_set).generator))
         for i in self.output_buffers: data[i].fill_(float("nan"))
         return data

@@ -10,14 +10,14 @@ __all__ = ['CE_REFERENCE_CODE', 'CE_SEED_KERNEL', 'CE_PAPER_CORRECTNESS', 'CE_PA
 import torch
 from .core import (CaseSet, KernelPack, OutputSpec, Tolerance, make_cases, register_pack)
 
-# %% ../../nbs/12_cross_entropy.ipynb #cef2623f
+# %% ../../nbs/12_cross_entropy.ipynb #79a5432a
 def make_ce_input(args: dict, # V, seed, optionally B (default 4096) and logit_scale (default 1)
                   gen: torch.Generator, device) -> tuple:
     "(logits [B,V] bf16 ~ randn·logit_scale, targets [B] int64 ~ U{0..V−1}, grad_output [B] fp32 ~ randn)."
     B, V, scale = args.get("B", 4096), args["V"], args.get("logit_scale", 1.0)
-    logits = (torch.randn(B, V, generator=gen) * scale).to(torch.bfloat16)
-    targets = torch.randint(0, V, (B,), generator=gen, dtype=torch.int64)
-    grad_output = torch.randn(B, generator=gen, dtype=torch.float32)
+    logits = (torch.randn(B, V, generator=gen, device=gen.device) * scale).to(torch.bfloat16)
+    targets = torch.randint(0, V, (B,), generator=gen, dtype=torch.int64, device=gen.device)
+    grad_output = torch.randn(B, generator=gen, dtype=torch.float32, device=gen.device)
     return logits.to(device), targets.to(device), grad_output.to(device)
 
 def ce_reference(data: tuple, variant: str = "paper") -> tuple:

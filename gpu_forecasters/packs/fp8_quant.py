@@ -11,7 +11,7 @@ __all__ = ['FP8_MAX', 'SCALE_FLOOR', 'FP8_REFERENCE_CODE', 'FP8_SEED_KERNEL', 'F
 import torch
 from .core import (CaseSet, KernelPack, OutputSpec, Tolerance, make_cases, register_pack)
 
-# %% ../../nbs/16_fp8_quant.ipynb #582fe01a
+# %% ../../nbs/16_fp8_quant.ipynb #8143e79d
 FP8_MAX = 448.0  # largest finite float8_e4m3fn value
 SCALE_FLOOR = 1e-10  # groups with max|x| below this use it
 
@@ -22,15 +22,15 @@ def make_fp8_input(args: dict, # T, Hd, G, seed and optionally dist ("normal" | 
                   ) -> tuple:
     "(x, x_q buffer, x_s buffer); x ~ randn, with 1% zero and 1% ×1000 groups for `outliers`."
     T, Hd, G = args["T"], args["Hd"], args["G"]
-    x = torch.randn(T, Hd, generator=gen, dtype=torch.float32)
+    x = torch.randn(T, Hd, generator=gen, dtype=torch.float32, device=gen.device)
     if args.get("dist", "normal") == "outliers":
         groups = x.view(T * (Hd // G), G)
-        pick = torch.randperm(groups.shape[0], generator=gen)
+        pick = torch.randperm(groups.shape[0], generator=gen, device=gen.device)
         n = max(1, groups.shape[0] // 100)
         groups[pick[:n]] = 0.0
         groups[pick[n:2 * n]] *= 1000.0
-    x_q = torch.empty(T, Hd, dtype=torch.float8_e4m3fn if e4m3 else torch.float32)
-    x_s = torch.empty(T, Hd // G, dtype=torch.float32)
+    x_q = torch.empty(T, Hd, dtype=torch.float8_e4m3fn if e4m3 else torch.float32, device=gen.device)
+    x_s = torch.empty(T, Hd // G, dtype=torch.float32, device=gen.device)
     return x.to(device), x_q.to(device), x_s.to(device)
 
 def fp8_reference(data: tuple, variant: str = "paper", e4m3: bool = False) -> tuple:

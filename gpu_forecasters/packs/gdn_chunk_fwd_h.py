@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 from .core import (CaseSet, KernelPack, OutputSpec, Tolerance, load_candidate, make_cases, register_pack)
 
-# %% ../../nbs/13_gdn_chunk_fwd_h.ipynb #51da2434
+# %% ../../nbs/13_gdn_chunk_fwd_h.ipynb #1fa59a87
 CHUNK = 64  # tokens per chunk (C)
 GDN_VARIANTS = ("paper", "hardened")
 
@@ -27,8 +27,8 @@ def gdn_log_decay(shape: tuple, # (B, T, H), with T a multiple of 64
     "The chunk-local cumulative log decay g [B, T, H] (float32), summed in float64."
     B, T, H = shape
     if T % CHUNK: raise ValueError(f"GDN: T must be a multiple of {CHUNK}, got T={T}")
-    if variant == "paper": g = (-torch.randn(shape, generator=gen, dtype=torch.float32).abs()).double().cumsum(1)
-    elif variant == "hardened": g = -0.05 * torch.rand(shape, generator=gen, dtype=torch.float32).double()
+    if variant == "paper": g = (-torch.randn(shape, generator=gen, dtype=torch.float32, device=gen.device).abs()).double().cumsum(1)
+    elif variant == "hardened": g = -0.05 * torch.rand(shape, generator=gen, dtype=torch.float32, device=gen.device).double()
     else: raise ValueError(f"GDN: unknown generator variant {variant!r}; valid: {', '.join(GDN_VARIANTS)}")
     return g.reshape(B, T // CHUNK, CHUNK, H).cumsum(2).reshape(B, T, H).float()
 
@@ -88,7 +88,7 @@ def chunk_inverse(k: torch.Tensor, # [B, T, H, K]
     eye = torch.eye(CHUNK, dtype=k.dtype, device=k.device).expand_as(L)
     return to_tokens(torch.linalg.solve_triangular(eye + L, eye, upper=False, unitriangular=True))
 
-# %% ../../nbs/13_gdn_chunk_fwd_h.ipynb #1c0eeaea
+# %% ../../nbs/13_gdn_chunk_fwd_h.ipynb #12da4220
 GDN_STAGES = ("recompute_w_u", "chunk_fwd_h", "chunk_fwd_o")
 
 def gdn_pipeline(args: dict, # B, T, H, K, V, seed and (hardened) use_initial_state
@@ -101,13 +101,13 @@ def gdn_pipeline(args: dict, # B, T, H, K, V, seed and (hardened) use_initial_st
     if upto not in GDN_STAGES: raise ValueError(f"GDN: unknown stage {upto!r}; valid: {', '.join(GDN_STAGES)}")
     B, T, H, K, V = (args[n] for n in "BTHKV")
     stage = GDN_STAGES.index(upto)
-    f32 = dict(generator=gen, dtype=torch.float32)
+    f32 = dict(generator=gen, dtype=torch.float32, device=gen.device)
     draws = {"k": torch.randn(B, T, H, K, **f32) / math.sqrt(K), "v": torch.randn(B, T, H, V, **f32),
              "beta": torch.sigmoid(torch.randn(B, T, H, **f32))}
     draws["g"] = gdn_log_decay((B, T, H), gen, variant)
     if stage >= 1 and variant == "hardened":
         draws["initial_state"] = (0.25 * torch.randn(B, H, K, V, **f32) if args.get("use_initial_state")
-                                  else torch.zeros(B, H, K, V))
+                                  else torch.zeros(B, H, K, V, device=gen.device))
     if stage >= 2: draws["q"] = torch.randn(B, T, H, K, **f32)
     out = {name: t.to(device) for name, t in draws.items()}
     f64 = lambda *names: [out[n].double() for n in names]

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from .core import (CaseSet, KernelPack, OutputSpec, Tolerance, make_cases, register_pack)
 
-# %% ../../nbs/11_trimul.ipynb #1f510e45
+# %% ../../nbs/11_trimul.ipynb #66484a97
 CAUCHY_BOUND = 2 * 2 ** 24 / math.pi  # the largest |2·tan(π(u − ½))| for float32 u: the paper's draws never exceed it
 WEIGHT_NAMES = ("norm.weight", "norm.bias", "left_proj.weight", "right_proj.weight", "left_gate.weight",
                 "right_gate.weight", "out_gate.weight", "to_out_norm.weight", "to_out_norm.bias", "to_out.weight")
@@ -24,15 +24,15 @@ def make_trimul_input(args: dict, # N, bs, dim, nomask, dist, seed (hidden_dim 1
     N, bs, dim, H = args["N"], args["bs"], args["dim"], args.get("hidden_dim", 128)
     shape = (bs, N, N, dim)
     if args["dist"] == "cauchy":  # 2·tan(π(u − ½)) in distribution: a ratio of normals, exactly rounded (no tan)
-        num, den = torch.randn(shape, generator=gen), torch.randn(shape, generator=gen)
+        num, den = torch.randn(shape, generator=gen, device=gen.device), torch.randn(shape, generator=gen, device=gen.device)
         den = torch.where(den == 0, torch.finfo(torch.float32).tiny, den)
         x = (2 * num / den).clamp(-CAUCHY_BOUND, CAUCHY_BOUND)
-    else: x = torch.randn(shape, generator=gen)
-    if args["nomask"]: mask = torch.ones(bs, N, N)
+    else: x = torch.randn(shape, generator=gen, device=gen.device)
+    if args["nomask"]: mask = torch.ones(bs, N, N, device=gen.device)
     else:
-        mask = torch.randint(0, 2, (bs, N, N), generator=gen)
+        mask = torch.randint(0, 2, (bs, N, N), generator=gen, device=gen.device)
         mask = mask.float() if variant == "hardened" else mask  # int64 in the paper's set
-    w = lambda *s: torch.randn(*s, generator=gen)
+    w = lambda *s: torch.randn(*s, generator=gen, device=gen.device)
     weights = {"norm.weight": w(dim), "norm.bias": w(dim), "left_proj.weight": w(H, dim) / math.sqrt(H),
                "right_proj.weight": w(H, dim) / math.sqrt(H), "left_gate.weight": w(H, dim) / math.sqrt(H),
                "right_gate.weight": w(H, dim) / math.sqrt(H), "out_gate.weight": w(H, dim) / math.sqrt(H),
