@@ -9,8 +9,8 @@ __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 
            'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'WorkerDied', 'WorkerTimeout',
            'Worker', 'EvalRequest', 'run_judge', 'device_record']
 
-# %% ../nbs/18_harness.ipynb #1d7b0332
-import dataclasses, hashlib, json, math, random
+# %% ../nbs/18_harness.ipynb #ed97a732
+import dataclasses, hashlib, math, random
 from dataclasses import dataclass, asdict
 import numpy as np
 
@@ -319,8 +319,8 @@ class Evaluation:
         d["per_case"] = [CaseResult.from_json(c) for c in d.get("per_case", [])]
         return cls(**d)
 
-# %% ../nbs/18_harness.ipynb #779fde71
-import os, signal, sys, tempfile, time, traceback
+# %% ../nbs/18_harness.ipynb #b7df4b87
+import os, signal, tempfile, time, traceback
 import multiprocessing as mp
 
 def _export_outputs(out):
@@ -513,7 +513,7 @@ class Worker:
     @property
     def seconds(self) -> float: return time.perf_counter() - self.started
 
-# %% ../nbs/18_harness.ipynb #29ef4644
+# %% ../nbs/18_harness.ipynb #043c066f
 @dataclass(frozen=True)
 class EvalRequest:
     "What to evaluate: a pack, a case set and a candidate (optionally against another anchor than the reference)."
@@ -575,7 +575,7 @@ def _call(worker: Worker, pack, case, data, timeout_s: float, phase: str, result
 def _iteration_case(case, seed: int):
     return dataclasses.replace(case, args={**case.args, "seed": seed})
 
-def _start(pack, code: str, request: EvalRequest, result: CaseResult | None) -> tuple:
+def _start(pack, code: str, request: EvalRequest) -> tuple:
     "Spawn a worker and wait for its import; (worker, None) or (None, (status, reason, message))."
     worker = Worker(pack.name, code, request.device, request.config.require_custom_kernel and code != pack.seed_kernel, request.config.flush_factor)
     try: answer = worker.receive(request.config.import_timeout_s, "import")
@@ -645,13 +645,13 @@ def _benchmark_case(pack, case, result: CaseResult, cand: Worker, anch: Worker, 
     result.flags = sorted(set(result.flags) | flags | floor_flags | speed_flags)
     result.status = "ok"
 
-# %% ../nbs/18_harness.ipynb #692a204c
+# %% ../nbs/18_harness.ipynb #50530ad4
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
     case = min(cs.correctness, key=lambda c: pack.min_bytes(c.args))
     probe = CaseResult(case.case_id, case.kind, case.hidden, case.args)
-    worker, problem = _start(pack, pack.seed_kernel, request, None)
+    worker, problem = _start(pack, pack.seed_kernel, request)
     if worker is None: return False
     try: return _call(worker, pack, case, pack.generate_input(case, request.device), request.config.first_call_timeout_s, "canary", probe, "first_call") is not None
     except (WorkerTimeout, WorkerDied): return False
@@ -680,7 +680,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
     current = ev.per_case[0] if ev.per_case else None
     try:
         check_source(code, config.require_custom_kernel and code != pack.seed_kernel)
-        cand, problem = _start(pack, code, request, current)
+        cand, problem = _start(pack, code, request)
         if problem: raise CandidateError(problem[1], problem[2]) if problem[0] == "compile_failed" else _Early(*problem)
         first = True
         for case in correctness:
@@ -691,7 +691,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
             if answer is None: break
             current.status = "ok"
         if all(r.status == "ok" for r in ev.per_case if r.kind == "correctness") and cs.benchmark:
-            anch, problem = _start(pack, request.anchor_code or _anchor_source(pack), request, None)
+            anch, problem = _start(pack, request.anchor_code or _anchor_source(pack), request)
             if problem: raise _Early("infra_failure", "anchor", f"the anchor did not load: {problem}")
             for case in cs.benchmark:
                 current = results[id(case)]

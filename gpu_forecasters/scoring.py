@@ -8,17 +8,17 @@ __all__ = ['CACHE_SCHEMA_VERSION', 'ABORT_AFTER_OTHER_ERRORS', 'PREDICTION_FILES
            'write_record', 'read_record', 'build_surrogates', 'config_hash', 'Plan', 'plan_run', 'ScoringAborted',
            'run_tasks', 'collect_rows', 'write_outputs', 'score', 'format_summary', 'score_command']
 
-# %% ../nbs/07_scoring.ipynb #1ede2f94
-import asyncio, datetime, hashlib, json, logging, os, re, sys, time
+# %% ../nbs/07_scoring.ipynb #03edd415
+import asyncio, datetime, hashlib, json, logging, re, sys, time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 import numpy as np, pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from . import __version__
 from .forecast import forecast_to_record
-from .prompts import SurrogateQuery, hardware_profile, prompt_sha256, build_messages
+from .prompts import SurrogateQuery, hardware_profile, prompt_sha256
 from .surrogates import (SurrogateConfig, SurrogateResult, SurrogateSetupError, row_seed,
                                         surrogate_from_config, resolve_training_artifact)
 from .data import (ConfigError, DatasetUnavailableError, atomic_write_text, export_table,
@@ -240,7 +240,7 @@ def plan_run(config: ScoreConfig, output_dir, *, debug: bool = False, retry_fail
     if n_dupes: _log.info("%d repeated comparison id(s) in %s: each is scored once per (surrogate, repeat)", n_dupes, config.eval_set)
     return Plan(comparisons, surrogates, tasks, to_run, records, n_stale, n_corrupt, n_dupes)
 
-# %% ../nbs/07_scoring.ipynb #9b337bef
+# %% ../nbs/07_scoring.ipynb #1b79c3e6
 class ScoringAborted(RuntimeError):
     "A surrogate failed the same way too often (e.g. authentication); the run stopped, finished rows are kept."
 
@@ -279,8 +279,10 @@ async def run_tasks(tasks: list, # the tasks to run, in order
         row = result_row(task, result)
         write = asyncio.ensure_future(asyncio.to_thread(write_record, task, row))
         try: await asyncio.shield(write)
-        except asyncio.CancelledError:
-            await asyncio.wait([write])  # a cancelled run still finishes the record it was writing
+        except asyncio.CancelledError:  # a cancelled run still finishes the record it was writing, even if cancelled again
+            while not write.done():
+                try: await asyncio.wait([write])
+                except asyncio.CancelledError: pass
             raise
         label = task.surrogate.label
         streak[label] = streak[label] + 1 if result.error_kind == "other" and not result.final else 0

@@ -11,9 +11,9 @@ __all__ = ['ERROR_KINDS', 'LABEL_RE', 'SurrogateConfig', 'BACKENDS', 'SurrogateS
            'make_renderer', 'render_tinker_prompt', 'parse_completion', 'SamplerSurrogate', 'TinkerSurrogate',
            'LocalSurrogate', 'resolve_training_artifact', 'surrogate_from_config']
 
-# %% ../nbs/03_surrogates.ipynb #157c0f28
+# %% ../nbs/03_surrogates.ipynb #79f0f184
 import asyncio, hashlib, json, logging, math, os, random, re, threading, time, traceback
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from typing import Annotated, Literal, Protocol, Union, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from .bins import LOG2_EDGES, N_BINS, bin_of

@@ -9,9 +9,9 @@ __all__ = ['DEFAULT_SECRET_SALT', 'CASE_SETS', 'CASE_KINDS', 'MESSAGE_LIMIT', 'P
            'EvalEnvironment', 'current_environment', 'UnsupportedDevice', 'KernelPack', 'register_pack', 'list_packs',
            'get_pack', 'CandidateError', 'check_source', 'load_candidate']
 
-# %% ../../nbs/10_packs.ipynb #086e34d6
-import contextlib, hashlib, importlib, importlib.util, json, math, re, sys
-from dataclasses import dataclass, field
+# %% ../../nbs/10_packs.ipynb #1edd005a
+import contextlib, hashlib, importlib, importlib.util, json, re, sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 import torch
