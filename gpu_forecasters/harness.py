@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 'EVALUATION_SCHEMA', 'EvalConfig', 'rse',
            'TimingStats', 'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns',
-           'case_speedup', 'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci',
+           'case_speedup', 'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure',
            'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'WorkerDied', 'WorkerTimeout',
            'Worker', 'EvalRequest', 'run_judge', 'device_record']
 
@@ -221,21 +221,26 @@ def bootstrap_ratio_ci(candidate: list, # per case: candidate samples (ns)
     q = [50 * (1 - level), 50 * (1 + level)]
     return [float(v) for v in np.percentile(agg, q)], [[float(v) for v in np.percentile(R[:, j], q)] for j in range(R.shape[1])]
 
-# %% ../nbs/18_harness.ipynb #4ab87a5c
+# %% ../nbs/18_harness.ipynb #aeec3837
 STATUSES = ("ok", "compile_failed", "runtime_error", "incorrect", "timeout", "crashed", "infra_failure")
 _JIT_ERRORS = {"CompilationError", "OutOfResources", "BackendCompilerFailed", "InductorError"}
+
+def classify_failure(mro_names, # names of the exception's class and its bases (the class itself first)
+                     message: str, # the exception's text
+                     stage: str, # "import", "first_call" or "call"
+                    ) -> tuple[str, str]:
+    "(status, reason) of an exception described by its class names: the worker reports exceptions this way."
+    mro_names = list(mro_names)
+    if "Error building extension" in message: return "compile_failed", "build"
+    if stage == "import": return "compile_failed", "import"
+    if set(mro_names) & _JIT_ERRORS: return "compile_failed", "jit"
+    return "runtime_error", mro_names[0]
 
 def classify_exception(exc: BaseException, # what a candidate's import or call raised
                        stage: str, # "import", "first_call" or "call"
                       ) -> tuple[str, str]:
     "(status, reason) of an exception raised by candidate code at a stage."
-    names = {c.__name__ for c in type(exc).__mro__}
-    if stage == "import":
-        if "Error building extension" in str(exc): return "compile_failed", "build"
-        return "compile_failed", "import"
-    if names & _JIT_ERRORS: return "compile_failed", "jit"
-    if "Error building extension" in str(exc): return "compile_failed", "build"
-    return "runtime_error", type(exc).__name__
+    return classify_failure([c.__name__ for c in type(exc).__mro__], str(exc), stage)
 
 def paper_failure_kind(status: str, reason: str | None = None) -> str:
     "The paper's outcome kind: success, compile_failed, runtime_error, incorrect or infrastructure_failure."
@@ -522,7 +527,7 @@ class Worker:
     @property
     def seconds(self) -> float: return time.perf_counter() - self.started
 
-# %% ../nbs/18_harness.ipynb #043c066f
+# %% ../nbs/18_harness.ipynb #83e63f06
 @dataclass(frozen=True)
 class EvalRequest:
     "What to evaluate: a pack, a case set and a candidate (optionally against another anchor than the reference)."
@@ -547,19 +552,13 @@ def _clone(x):
     if isinstance(x, dict): return {k: _clone(v) for k, v in x.items()}
     return x
 
-def _classify_remote(name: str, mro: list, message: str, stage: str) -> tuple[str, str]:
-    "`classify_exception` for an exception the worker described by its class names."
-    if "Error building extension" in message: return "compile_failed", "build"
-    if set(mro) & _JIT_ERRORS and stage != "import": return "compile_failed", "jit"
-    return "runtime_error", name
-
 def _call(worker: Worker, pack, case, data, timeout_s: float, phase: str, result: CaseResult, stage: str, check: bool = True):
     "One call; (elapsed ns, outputs) when ok, None after recording the failure in `result`."
     pristine = tuple(_clone(x) for x in data) if check else None
     answer = worker.call(data, timeout_s, phase)
     if answer[0] == "exception":
         _, name, mro, message, tb = answer
-        status, reason = _classify_remote(name, mro, message, stage)
+        status, reason = classify_failure(mro, message, stage)
         _fail(result, status, reason, f"{name}: {message}\n{tb}")
         return None
     if answer[0] == "bad_output":

@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_SECRET_SALT', 'CASE_SETS', 'CASE_KINDS', 'MESSAGE_LIMIT', 'P
            'UTILS_SHIM', 'cantor', 'hidden_seed', 'iteration_seed', 'canonical_json', 'Case', 'Tolerance', 'CaseSet',
            'make_cases', 'OutputSpec', 'e4m3_codes', 'e4m3_code_distance', 'check_outputs', 'extract_code',
            'EvalEnvironment', 'current_environment', 'UnsupportedDevice', 'KernelPack', 'register_pack', 'list_packs',
-           'get_pack', 'CandidateError', 'check_source', 'load_candidate']
+           'get_pack', 'CandidateError', 'check_source', 'load_candidate', 'function_from_source']
 
 # %% ../../nbs/10_packs.ipynb #1edd005a
 import contextlib, hashlib, importlib, importlib.util, json, re, sys
@@ -425,3 +425,25 @@ def load_candidate(code: str, # candidate source defining `custom_kernel(data)`
     if kernel is None: raise CandidateError("import", "the candidate defines no `custom_kernel` function")
     if not callable(kernel): raise CandidateError("import", f"`custom_kernel` is not callable (it is a {type(kernel).__name__})")
     return kernel
+
+# %% ../../nbs/10_packs.ipynb #0ca7cc61
+import types
+
+def function_from_source(code: str, # trusted pack source, e.g. a pack's `reference_code`
+                         name: str = "ref_kernel", # the function to return
+                        ) -> Callable:
+    "Compile pack source and return its function `name`; `from task/utils import ...` resolve to the shims."
+    saved = {m: sys.modules.get(m) for m in ("task", "utils")}
+    try:
+        for module_name, text in (("task", TASK_SHIM), ("utils", UTILS_SHIM)):
+            module = types.ModuleType(module_name)
+            exec(text, module.__dict__)
+            sys.modules[module_name] = module
+        namespace = {"__name__": f"gpu_forecasters.packs.source.{name}"}
+        exec(compile(code, f"<pack source: {name}>", "exec"), namespace)
+    finally:
+        for module_name, module in saved.items():
+            if module is None: sys.modules.pop(module_name, None)
+            else: sys.modules[module_name] = module
+    if not callable(namespace.get(name)): raise ValueError(f"the source defines no function {name!r}")
+    return namespace[name]
