@@ -6,11 +6,10 @@
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_BAD_INPUT', 'EXIT_UNAVAILABLE', 'EXIT_INTERRUPTED', 'PROG', 'build_parser', 'main',
            'console_main']
 
-# %% ../nbs/50_runbook.ipynb #c08d45aa
+# %% ../nbs/50_runbook.ipynb #1597ebca
 import argparse, sys
-from .data import DatasetUnavailableError
 
-# %% ../nbs/50_runbook.ipynb #433ac26c
+# %% ../nbs/50_runbook.ipynb #35280222
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 PROG = "gpu-forecasters"
 
@@ -19,6 +18,12 @@ def _coverages(text: str) -> tuple[float, ...]:
     except ValueError: raise argparse.ArgumentTypeError(f"expected comma-separated numbers such as 0.1,0.5, got {text!r}") from None
 
 def _labels(text: str) -> list[str]: return [s.strip() for s in text.split(",") if s.strip()]
+
+def _positive_int(text: str) -> int:
+    try: value = int(text)
+    except ValueError: value = 0
+    if value < 1: raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--eval-set", default="sample", help="hub | sample | PATH (default: sample)")
@@ -30,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #a00d509c
+# %% ../nbs/50_runbook.ipynb #524a6ea0
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -55,9 +60,25 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--surrogates", type=_labels, default=None, help="comma-separated labels, in display order")
     f.add_argument("--only", type=_labels, default=None, help="comma-separated figure keys")
     f.add_argument("--strict", action="store_true", help="fail (instead of skipping) when a figure's inputs are missing")
+    me = commands.add_parser("measure", help="measure one candidate kernel against its pack's reference (per-case timings, speedup with CI)")
+    me.add_argument("--pack", required=True, help="pack name (`gpu-forecasters packs` lists them)")
+    me.add_argument("--candidate", required=True, help="FILE.py defining custom_kernel(data)")
+    me.add_argument("--case-set", choices=("paper", "hardened", "smoke"), default=None, help="default: paper (or the --config's case_set)")
+    me.add_argument("--backend", choices=("local", "modal", "cpu"), default="local",
+                    help="local: this machine's CUDA GPUs (default); modal: a Modal container; cpu: Triton interpreter, timings not meaningful")
+    me.add_argument("--gpu", default=None, help="Modal GPU type, e.g. H100 or A100-80GB (default A100-80GB); --backend modal only")
+    me.add_argument("--repeats", type=_positive_int, default=1, help="independent evaluations; adds each run's aggregate and their spread")
+    me.add_argument("--config", default=None, help="EvalConfig overrides: a JSON file or an inline JSON object, e.g. '{\"min_iters\": 3}'")
+    me.add_argument("--ledger", default=None, help="append one JSON line per evaluation to this file")
+    me.add_argument("--json", action="store_true", help="print the Evaluation JSON (a list with --repeats)")
+    commands.add_parser("packs", help="list the kernel packs, their case sets and case counts")
+    v = commands.add_parser("verify-gpu", help="the GPU verification protocol on this machine's first GPU (packs, hardened cases, faults, exploits, noise)")
+    v.add_argument("--json", default=None, help="also write the report to this file")
+    v.add_argument("--repeats", type=int, default=5, help="noise-study runs per pack (default 5)")
+    v.add_argument("--steps", type=_labels, default=("packs", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #49443caf
+# %% ../nbs/50_runbook.ipynb #99a26d5c
 def _dispatch(args) -> int:
     if args.command == "score":
         from gpu_forecasters.scoring import score_command
@@ -74,6 +95,16 @@ def _dispatch(args) -> int:
                                discovery_pairs=args.discovery_pairs, discovery_predictions=args.discovery_predictions,
                                config=args.config, surrogates=args.surrogates, only=args.only, dedup=args.dedup,
                                revision=args.revision, n_bootstrap=args.n_bootstrap, seed=args.seed, strict=args.strict)
+    if args.command == "measure":
+        from gpu_forecasters.backends import measure_command
+        return measure_command(args.pack, args.candidate, case_set=args.case_set, backend=args.backend, gpu=args.gpu,
+                               repeats=args.repeats, config=args.config, as_json=args.json, ledger_path=args.ledger)
+    if args.command == "packs":
+        from gpu_forecasters.backends import packs_command
+        return packs_command()
+    if args.command == "verify-gpu":
+        from gpu_forecasters.backends import verify_gpu_command
+        return verify_gpu_command(args.json, args.repeats, args.steps)
     raise ValueError(f"unknown command {args.command!r}")
 
 def _one_line(e: BaseException) -> str: return " ".join(str(e).split()) or type(e).__name__
@@ -82,6 +113,7 @@ def main(argv=None, # arguments (default: sys.argv[1:])
         ) -> int:
     "Run `gpu-forecasters`; returns the exit code (the console script exits with it)."
     args = build_parser().parse_args(argv)
+    from gpu_forecasters.data import DatasetUnavailableError  # here, not at the top: processes spawned by `measure` re-import this module
     where = f"{PROG} {args.command}"
     try: return _dispatch(args)
     except KeyboardInterrupt:
