@@ -8,10 +8,10 @@ __all__ = ['LEDGER_FIELDS', 'PR_SET_DUMPABLE', 'PR_SET_CHILD_SUBREAPER', 'JUDGE_
            'BackendUnavailable', 'request_to_json', 'request_from_json', 'candidate_sha256', 'infra_evaluation',
            'Backend', 'utc_now', 'ledger_line', 'append_ledger', 'kill_tree', 'callable_path', 'import_callable',
            'JudgePool', 'CPUBackend', 'foreign_gpu_processes', 'LocalGPUBackend', 'gpu_matches', 'modal_evaluate',
-           'ModalApp', 'modal_base_image', 'modal_app', 'ModalBackend', 'get_backend', 'evaluate', 'Evaluator',
-           'PackEvaluator', 'load_eval_config', 'format_device_line', 'format_case_table', 'format_outcome',
-           'format_evaluation', 'format_repeats', 'exit_code', 'measure_command', 'packs_command', 'noise_summary',
-           'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
+           'ModalApp', 'modal_base_image', 'modal_app', 'ModalBackend', 'get_backend', 'evaluate', 'compare',
+           'Evaluator', 'PackEvaluator', 'load_eval_config', 'format_device_line', 'format_case_table',
+           'format_outcome', 'format_evaluation', 'format_comparison', 'format_repeats', 'exit_code', 'measure_command',
+           'packs_command', 'noise_summary', 'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
 
 # %% ../nbs/19_backends.ipynb #c0a87426
 import dataclasses, datetime, hashlib, importlib, json, os, queue, signal, sys, threading, time, traceback, warnings
@@ -78,7 +78,7 @@ class Backend(Protocol):
     def __enter__(self): return self
     def __exit__(self, *exc) -> None: self.close()
 
-# %% ../nbs/19_backends.ipynb #f55f3618
+# %% ../nbs/19_backends.ipynb #66f13c17
 LEDGER_FIELDS = ("at", "pack", "case_set", "backend", "device_name", "candidate_sha256", "status", "reward",
                  "gpu_seconds", "wall_s", "n_cases_run", "flags")
 
@@ -87,7 +87,10 @@ def utc_now() -> str: return datetime.datetime.now(datetime.timezone.utc).isofor
 def ledger_line(ev: Evaluation, # a finished evaluation
                 at: str | None = None, # ISO-8601 UTC time (default: now)
                ) -> dict:
-    "The ledger record of one evaluation."
+    "The ledger record of one evaluation (or of a `Comparison`: its candidate's, or else its anchor's, with the pair's status and speedup)."
+    if hasattr(ev, "pair_speedup"):
+        inner = ev.candidate or ev.anchor
+        return {**ledger_line(inner, at), "status": ev.status, "reward": ev.pair_speedup, "gpu_seconds": ev.gpu_seconds}
     return {"at": at or utc_now(), "pack": ev.pack, "case_set": ev.case_set, "backend": ev.backend,
             "device_name": ev.device_name, "candidate_sha256": ev.candidate_sha256, "status": ev.status,
             "reward": ev.reward, "gpu_seconds": ev.gpu_seconds, "wall_s": ev.wall_s,
@@ -730,7 +733,7 @@ class ModalBackend(Backend):
             except Exception: pass
             self._app_run = None
 
-# %% ../nbs/19_backends.ipynb #cff583ba
+# %% ../nbs/19_backends.ipynb #9892a2bf
 BACKENDS = {"local": LocalGPUBackend, "modal": ModalBackend, "cpu": CPUBackend}
 
 def get_backend(name: str, # "local", "modal" or "cpu"
@@ -753,6 +756,22 @@ def evaluate(pack, # a pack name, or a registered `KernelPack`
     owned = isinstance(backend, str)
     runner = get_backend(backend, config) if owned else backend
     try: return runner.submit(EvalRequest(name, case_set, candidate_code, config=config)).result()
+    finally:
+        if owned: runner.close()
+
+def compare(pack, # a pack name, or a registered `KernelPack`
+            anchor_code: str, # the anchor candidate's source (untrusted: checked and re-checked like the candidate)
+            candidate_code: str, # the candidate's source
+            case_set: str = "paper", # "paper", "hardened" or "smoke"
+            backend = "local", # a back-end name, or a `Backend` (kept open)
+            config: EvalConfig | None = None, # the measurement protocol
+           ):
+    "Measure a candidate against another candidate (the eval set's pair speedups); returns the harness's `Comparison`."
+    name = pack if isinstance(pack, str) else pack.name
+    config = dataclasses.replace(config or EvalConfig(), case_set=case_set)
+    owned = isinstance(backend, str)
+    runner = get_backend(backend, config) if owned else backend
+    try: return runner.submit(EvalRequest(name, case_set, candidate_code, anchor_code=anchor_code, config=config, mode="compare")).result()
     finally:
         if owned: runner.close()
 
@@ -812,7 +831,7 @@ class PackEvaluator:
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
-# %% ../nbs/19_backends.ipynb #e5083cc1
+# %% ../nbs/19_backends.ipynb #f6bbc929
 def load_eval_config(source=None, # None, a dict, an inline JSON object, or the path of a JSON file
                      **overrides, # fields set on top (e.g. case_set=)
                     ) -> EvalConfig:
@@ -891,12 +910,27 @@ def format_evaluation(ev: Evaluation, pack=None) -> str:
     lines = [CPU_BANNER] if not ev.timing_meaningful else []
     return "\n".join(lines + [format_device_line(ev), *format_case_table(ev, pack), format_outcome(ev)])
 
+def format_comparison(pair, pack=None) -> str:
+    "The text `measure --anchor` prints: the candidate's case table (anchor columns: the anchor program) and the pair speedup, or whose failure it was."
+    ev = pair.candidate or pair.anchor
+    lines = ([CPU_BANNER] if not ev.timing_meaningful else []) + [format_device_line(ev)]
+    if pair.candidate is not None: lines += format_case_table(pair.candidate, pack)
+    if pair.status == "ok":
+        lines.append(f"pair speedup (geomean over {len(pair.per_case)} cases): {pair.pair_speedup:.3f}x {_ci(pair.pair_speedup_ci)}".rstrip()
+                     if pair.pair_speedup is not None else f"pair speedup: none (case set {ev.case_set} has no benchmark cases; both programs passed)")
+    else:
+        whose = pair.anchor if pair.status == "anchor_failed" or pair.candidate is None else pair.candidate
+        lines.append(f"status: {pair.status} ({'anchor' if whose is pair.anchor else 'candidate'} {format_outcome(whose)})")
+    return "\n".join(lines)
+
 def format_repeats(evs: list) -> str:
     "Each run's aggregate, and the spread (max − min) / median over the runs that succeeded."
     import numpy as np
     lines = [f"repeats ({len(evs)} runs, each a fresh evaluation):"]
     for i, ev in enumerate(evs, 1):
-        lines.append(f"  run {i}: " + (f"{ev.reward:.3f}x {_ci(ev.reward_ci)}".rstrip() if ev.status == "ok" and ev.reward is not None else format_outcome(ev)))
+        ci = getattr(ev, "reward_ci", None) or getattr(ev, "pair_speedup_ci", None)
+        failure = f"status: {ev.status} ({ev.reason})" if hasattr(ev, "pair_speedup") else format_outcome(ev) if ev.status != "ok" or ev.reward is None else ""
+        lines.append(f"  run {i}: " + (f"{ev.reward:.3f}x {_ci(ci)}".rstrip() if ev.status == "ok" and ev.reward is not None else failure or "no benchmark cases"))
     rewards = [ev.reward for ev in evs if ev.status == "ok" and ev.reward is not None]
     if len(rewards) >= 2: lines.append(f"spread (max - min) / median: {(max(rewards) - min(rewards)) / float(np.median(rewards)):.2%}")
     return "\n".join(lines)
@@ -906,7 +940,7 @@ def exit_code(evs: list) -> int:
     if any(ev.status == "infra_failure" for ev in evs): return 3
     return 1 if any(ev.status != "ok" for ev in evs) else 0
 
-# %% ../nbs/19_backends.ipynb #6a5017b2
+# %% ../nbs/19_backends.ipynb #c722df44
 def _say(message: str) -> None: print(f"gpu-forecasters measure: {message}", file=sys.stderr)
 
 def measure_command(pack: str, # pack name
@@ -919,11 +953,16 @@ def measure_command(pack: str, # pack name
                     config=None, # EvalConfig overrides: a JSON file, an inline JSON object or a dict
                     as_json: bool = False, # print the Evaluation JSON (a list with repeats > 1)
                     ledger_path=None, # optional JSONL ledger
+                    anchor: str | None = None, # path of an anchor candidate: measure the pair (a `Comparison`) instead of against the reference
                    ) -> int:
     "Body of `gpu-forecasters measure`; returns the exit code."
-    try: code = Path(candidate).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        _say(f"error: cannot read --candidate {candidate}: {getattr(e, 'strerror', None) or e}"); return 2
+    sources = {}
+    for option, path in (("--candidate", candidate), ("--anchor", anchor)):
+        if path is None: continue
+        try: sources[option] = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            _say(f"error: cannot read {option} {path}: {getattr(e, 'strerror', None) or e}"); return 2
+    code, anchor_code = sources["--candidate"], sources.get("--anchor")
     from gpu_forecasters.packs.core import get_pack
     kernel_pack = get_pack(pack)
     cfg = load_eval_config(config, case_set=case_set)
@@ -935,13 +974,17 @@ def measure_command(pack: str, # pack name
     except BackendUnavailable as e:
         _say(f"back-end unavailable: {e}"); return 3
     try:
-        futures = [runner.submit(EvalRequest(kernel_pack.name, cfg.case_set, code, config=cfg)) for _ in range(repeats)]
+        mode = "evaluate" if anchor_code is None else "compare"
+        futures = [runner.submit(EvalRequest(kernel_pack.name, cfg.case_set, code, anchor_code=anchor_code, config=cfg, mode=mode)) for _ in range(repeats)]
         evs = [f.result() for f in futures]
     finally:
         if owned: runner.close()
     if as_json:
         if any(not ev.timing_meaningful for ev in evs): print(CPU_BANNER, file=sys.stderr)
         print(json.dumps([ev.to_json() for ev in evs] if repeats > 1 else evs[0].to_json(), indent=1))
+    elif anchor_code is not None:
+        print(format_comparison(evs[0], kernel_pack))
+        if repeats > 1: print(format_repeats(evs))
     else:
         print(format_evaluation(evs[0], kernel_pack))
         if repeats > 1: print(format_repeats(evs))

@@ -4,12 +4,13 @@
 
 # %% auto #0
 __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 'EVALUATION_SCHEMA', 'WATCHED',
-           'WORKER_MARKER_ENV', 'EvalConfig', 'rse', 'TimingStats', 'abba_order', 'stop_decision', 'RecheckSchedule',
-           'peak_bandwidth_gbps', 'floor_ns', 'case_speedup', 'geomean', 'aggregate_speedups', 'bootstrap_seed',
-           'bootstrap_ratio_ci', 'classify_failure', 'classify_exception', 'paper_failure_kind', 'CaseResult',
-           'Evaluation', 'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'WorkerDied', 'WorkerTimeout',
-           'descendants', 'become_subreaper', 'Worker', 'EvalRequest', 'input_bytes', 'rotation_slots', 'gpu_state',
-           'cache_dir', 'ReferenceCache', 'reference_drift', 'run_judge', 'device_record']
+           'WORKER_MARKER_ENV', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'TimingStats', 'abba_order', 'stop_decision',
+           'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'case_speedup', 'geomean', 'aggregate_speedups',
+           'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure', 'classify_exception', 'paper_failure_kind',
+           'CaseResult', 'Evaluation', 'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'WorkerDied',
+           'WorkerTimeout', 'descendants', 'become_subreaper', 'Worker', 'EvalRequest', 'input_bytes', 'rotation_slots',
+           'gpu_state', 'cache_dir', 'ReferenceCache', 'reference_drift', 'run_judge', 'device_record', 'Comparison',
+           'pair_speedups']
 
 # %% ../nbs/18_harness.ipynb #ed97a732
 import dataclasses, hashlib, math, random
@@ -478,7 +479,7 @@ def global_flags(torch) -> dict:
             "cudnn.enabled": b.cudnn.enabled, "cudnn.benchmark": b.cudnn.benchmark,
             "cudnn.deterministic": b.cudnn.deterministic, "cudnn.allow_tf32": b.cudnn.allow_tf32}
 
-# %% ../nbs/18_harness.ipynb #90b93360
+# %% ../nbs/18_harness.ipynb #5c7f243c
 WORKER_MARKER_ENV = "GPU_FORECASTERS_WORKER"
 
 def _cpu_list(text: str) -> set[int]:
@@ -576,6 +577,9 @@ def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, req
             conn.send(("exception", type(e).__name__, [c.__name__ for c in type(e).__mro__], str(e)[:2000], traceback.format_exc()[-4000:]))
             continue
         flags, notes = list(flags), {}
+        # an untimed call (correctness, checked calls) may share the GPU with the anchor worker's start-up work, which
+        # breaks the timing invariants without meaning anything: they judge timed calls only
+        if kind == "call": integrity = None
         integrity = integrity or audit(flags, notes, before_call)
         ok, items = _export_outputs(out)
         if not ok: conn.send(("bad_output", items)); continue
@@ -757,7 +761,7 @@ class Worker:
     @property
     def seconds(self) -> float: return time.perf_counter() - self.started
 
-# %% ../nbs/18_harness.ipynb #8a6d6b85
+# %% ../nbs/18_harness.ipynb #901cf2ec
 @dataclass(frozen=True)
 class EvalRequest:
     "What to evaluate: a pack, a case set and a candidate (optionally against another anchor than the reference)."
@@ -767,6 +771,7 @@ class EvalRequest:
     anchor_code: str | None = None
     config: EvalConfig = EvalConfig()
     device: str = "cpu"
+    mode: str = "evaluate"  # "evaluate" (an Evaluation) or "compare" (a Comparison of candidate against anchor_code)
 
 def _anchor_source(pack) -> str:
     return pack.reference_code + "\n\ncustom_kernel = ref_kernel\n"
@@ -900,7 +905,7 @@ def _cuda_uuid() -> str | None:
     try: return f"GPU-{torch.cuda.get_device_properties(0).uuid}"
     except Exception: return None
 
-# %% ../nbs/18_harness.ipynb #c88e87a2
+# %% ../nbs/18_harness.ipynb #746545db
 def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: EvalRequest, device_name: str, seed: int,
                     cached: dict | None = None, # a reference-cache entry: the anchor's samples (no anchor worker then)
                    ) -> None:
@@ -938,14 +943,16 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
                 else: _fail(result, "infra_failure", "anchor", result.message)
             return None
         return settled[1], wall
-    def recheck(i, data) -> bool | None:
-        "Check iteration i's held output: True ok, False failed (recorded), None superseded."
-        answer = cand.request(("fetch", i), limit, "re-check")
+    def recheck(program, i, data) -> bool | None:
+        "Check a program's held output of iteration i: True ok, False failed (recorded), None superseded."
+        answer = workers[program].request(("fetch", i), limit, "re-check")
         if answer[0] == "superseded": return None
         items = answer[1]
         ok, message = pack.check(data, items[0] if len(items) == 1 else items, _iteration_case(case, iteration_seed(case.args["seed"], salt, i + 1)))
-        result.n_checks += 1
-        if not ok: _fail(result, "incorrect", "recheck", f"timed iteration {i}: {message}")
+        result.n_checks += program == "candidate"
+        if not ok:
+            if program == "anchor": _fail(result, "infra_failure", "anchor_recheck", f"the anchor, timed iteration {i}: {message}")
+            else: _fail(result, "incorrect", "recheck", f"timed iteration {i}: {message}")
         return ok
 
     warm_start, calls = time.perf_counter(), 0
@@ -963,7 +970,9 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
     if cuda: result.device_state["start"] = gpu_state(_cuda_uuid())
 
     samples, overheads = {p: [] for p in workers}, []
-    schedule = RecheckSchedule(prob=config.recheck_prob, rotation_slots=R, min_rechecks=config.min_rechecks)
+    # the candidate's outputs are re-checked; so are an untrusted anchor's (`compare`: another candidate, not the reference)
+    checked = [p for p in workers if p == "candidate" or request.anchor_code is not None]
+    schedules = {p: RecheckSchedule(prob=config.recheck_prob, rotation_slots=R, min_rechecks=config.min_rechecks) for p in checked}
     pristine, start, i, unjoined = {}, time.perf_counter(), 0, 0
     while True:
         data = inputs_of(i + 1)
@@ -978,7 +987,7 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
                 if timed[1] < timed[0] - 5_000:
                     _fail(result, "incorrect", "timing_mismatch", f"timed iteration {i}: the worker reported {timed[0]} ns, the judge waited {timed[1]} ns"); return
                 unjoined += "unjoined_stream_work" in result.last_call_flags
-                if schedule.after_iteration(i) and recheck(i, data) is False: return
+            if program in schedules and schedules[program].after_iteration(i) and recheck(program, i, data) is False: return
         i += 1
         stop, flags = stop_decision(samples, time.perf_counter() - start, config)
         if stop: break
@@ -988,19 +997,22 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
     if cuda and overhead > 3 * o_null + 50_000 + 0.2 * float(np.median(samples["candidate"])):
         _fail(result, "incorrect", "timing_mismatch", f"the judge waited {overhead / 1e3:.0f} us longer than the worker's samples "
               f"(median), a null call {o_null / 1e3:.0f} us"); return
-    for j in schedule.at_stop(i):
-        if schedule.satisfied(): break
-        verdict = recheck(j, pristine[j])
-        if verdict is False: return
-        if verdict: schedule.record(j)
+    for program, schedule in schedules.items():
+        for j in schedule.at_stop(i):
+            if schedule.satisfied(): break
+            verdict = recheck(program, j, pristine[j])
+            if verdict is False: return
+            if verdict: schedule.record(j)
     extra = i
-    while not schedule.satisfied() and extra < i + R + config.min_rechecks:
+    while not all(s.satisfied() for s in schedules.values()) and extra < i + R + config.min_rechecks:
         data = inputs_of(extra + 1)
         fill(extra, data)
-        if run("candidate", extra, "re-check") is None: return
-        verdict = recheck(extra, data)
-        if verdict is False: return
-        if verdict: schedule.record(extra)
+        for program, schedule in schedules.items():
+            if schedule.satisfied(): continue
+            if run(program, extra, "re-check") is None: return
+            verdict = recheck(program, extra, data)
+            if verdict is False: return
+            if verdict: schedule.record(extra)
         extra += 1
     if unjoined > i / 2: result.flags = sorted(set(result.flags) | {"unjoined_stream_work"})  # most timed calls left work behind
     keep = config.keep_samples
@@ -1085,7 +1097,7 @@ def reference_drift(cached: dict, median_ns: float) -> bool:
     half = (cached["ci95_ns"][1] - cached["ci95_ns"][0]) / 2
     return abs(median_ns - cached["median_ns"]) > max(0.05 * cached["median_ns"], 3 * half)
 
-# %% ../nbs/18_harness.ipynb #e042f269
+# %% ../nbs/18_harness.ipynb #c52ecf56
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -1097,12 +1109,14 @@ def _canary(pack, request: EvalRequest) -> bool:
     except (WorkerTimeout, WorkerDied): return False
     finally: worker.close()
 
-def run_judge(request: EvalRequest, # pack, case set, candidate source, config, device
+def run_judge(request: EvalRequest, # pack, case set, candidate source, config, device, mode
               canary_check=None, # test hook: replaces the canary (a callable returning True/False)
               reference_cache: ReferenceCache | None = None, # default: the user cache on cuda, or when `reference_timing="cached"`
-             ) -> Evaluation:
-    "Evaluate one candidate: correctness first, then timed benchmark cases against the anchor; never raises for candidate faults."
+             ):
+    "Evaluate one candidate (an `Evaluation`), or compare it with `anchor_code` (mode `compare`: a `Comparison`); never raises for candidate faults."
     from gpu_forecasters.packs.core import CandidateError, check_source, get_pack
+    if request.mode == "compare": return _compare(request, canary_check, reference_cache)
+    if request.mode != "evaluate": raise ValueError(f"EvalRequest.mode must be 'evaluate' or 'compare', got {request.mode!r}")
     started = time.perf_counter()
     become_subreaper()  # orphans of candidate processes are re-parented here and killed at teardown
     pack, config = get_pack(request.pack), request.config
@@ -1221,3 +1235,70 @@ class _Early(Exception):
     def __init__(self, status: str, reason: str, message: str):
         self.status, self.reason, self.message = status, reason, message
         super().__init__(message)
+
+# %% ../nbs/18_harness.ipynb #913e252a
+COMPARISON_SCHEMA = "gpu_forecasters.comparison/1"
+
+@dataclass
+class Comparison:
+    "Two untrusted programs measured against each other: status (ok, anchor_failed, candidate_failed, infra_failure) and the pair speedup."
+    pack: str
+    case_set: str
+    status: str
+    anchor: Evaluation | None = None  # the anchor's correctness evaluation
+    candidate: Evaluation | None = None  # the candidate's evaluation, timed against the anchor
+    pair_speedup: float | None = None
+    pair_speedup_ci: list | None = None
+    per_case: list = dataclasses.field(default_factory=list)  # {case_id, anchor_median_ns, candidate_median_ns, speedup, speedup_ci}
+    device: dict = dataclasses.field(default_factory=dict)
+    gpu_seconds: float = 0.0
+
+    @property
+    def reward(self) -> float | None: return self.pair_speedup
+    @property
+    def reason(self) -> str | None:
+        failed = self.anchor if self.status == "anchor_failed" else self.candidate
+        return None if self.status == "ok" or failed is None else failed.reason
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        for k in ("anchor", "candidate"): d[k] = getattr(self, k).to_json() if getattr(self, k) else None
+        return {"schema": COMPARISON_SCHEMA, **d}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Comparison":
+        d = {k: v for k, v in d.items() if k != "schema"}
+        for k in ("anchor", "candidate"): d[k] = Evaluation.from_json(d[k]) if d.get(k) else None
+        return cls(**d)
+
+def pair_speedups(evaluation: Evaluation, # a candidate evaluation timed against an anchor (its samples kept)
+                  resamples: int = 2000,
+                 ) -> tuple[float, list, list]:
+    "(geomean pair speedup, its CI, per-case rows) from the per-case medians: anchor / candidate, no floor."
+    bench = [c for c in evaluation.per_case if c.kind == "benchmark" and c.candidate and c.anchor]
+    samples = lambda stats: stats.samples_ns or [stats.median_ns]
+    cand, anch = [samples(c.candidate) for c in bench], [samples(c.anchor) for c in bench]
+    seed = bootstrap_seed(evaluation.candidate_sha256, evaluation.pack, evaluation.case_set)
+    ci, case_cis = bootstrap_ratio_ci(cand, anch, [0.0] * len(bench), B=resamples, seed=seed)
+    rows = [{"case_id": c.case_id, "anchor_median_ns": c.anchor.median_ns, "candidate_median_ns": c.candidate.median_ns,
+             "speedup": c.anchor.median_ns / c.candidate.median_ns, "speedup_ci": case_ci} for c, case_ci in zip(bench, case_cis)]
+    return geomean([r["speedup"] for r in rows]), ci, rows
+
+def _compare(request: EvalRequest, canary_check=None, reference_cache=None) -> Comparison:
+    "The body of `run_judge` for mode `compare`."
+    if not isinstance(request.anchor_code, str): raise TypeError("compare needs the anchor's source as a str (EvalRequest.anchor_code)")
+    started = time.perf_counter()
+    correctness_only = dataclasses.replace(request.config, check_mode="correctness_only")
+    anchor = run_judge(EvalRequest(request.pack, request.case_set, request.anchor_code, config=correctness_only, device=request.device), canary_check)
+    if anchor.status != "ok":
+        status = "infra_failure" if anchor.status == "infra_failure" else "anchor_failed"
+        return Comparison(request.pack, request.case_set, status, anchor=anchor, device=anchor.device, gpu_seconds=time.perf_counter() - started)
+    config = dataclasses.replace(request.config, keep_samples=True)
+    candidate = run_judge(dataclasses.replace(request, mode="evaluate", config=config), canary_check, reference_cache)
+    out = Comparison(request.pack, request.case_set, "ok", anchor=anchor, candidate=candidate, device=candidate.device)
+    if candidate.status == "ok":
+        out.pair_speedup, out.pair_speedup_ci, out.per_case = pair_speedups(candidate, config.bootstrap_resamples)
+    elif candidate.status == "infra_failure" and str(candidate.reason).startswith("anchor"): out.status = "anchor_failed"
+    else: out.status = "infra_failure" if candidate.status == "infra_failure" else "candidate_failed"
+    out.gpu_seconds = time.perf_counter() - started
+    return out

@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #524a6ea0
+# %% ../nbs/50_runbook.ipynb #75cdad5f
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     me = commands.add_parser("measure", help="measure one candidate kernel against its pack's reference (per-case timings, speedup with CI)")
     me.add_argument("--pack", required=True, help="pack name (`gpu-forecasters packs` lists them)")
     me.add_argument("--candidate", required=True, help="FILE.py defining custom_kernel(data)")
+    me.add_argument("--anchor", default=None, help="FILE.py of an anchor candidate: measure the pair (both checked and re-checked) instead of against the reference")
     me.add_argument("--case-set", choices=("paper", "hardened", "smoke"), default=None, help="default: paper (or the --config's case_set)")
     me.add_argument("--backend", choices=("local", "modal", "cpu"), default="local",
                     help="local: this machine's CUDA GPUs (default); modal: a Modal container; cpu: Triton interpreter, timings not meaningful")
@@ -78,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--steps", type=_labels, default=("packs", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #99a26d5c
+# %% ../nbs/50_runbook.ipynb #635acc8a
 def _dispatch(args) -> int:
     if args.command == "score":
         from gpu_forecasters.scoring import score_command
@@ -98,7 +99,7 @@ def _dispatch(args) -> int:
     if args.command == "measure":
         from gpu_forecasters.backends import measure_command
         return measure_command(args.pack, args.candidate, case_set=args.case_set, backend=args.backend, gpu=args.gpu,
-                               repeats=args.repeats, config=args.config, as_json=args.json, ledger_path=args.ledger)
+                               repeats=args.repeats, config=args.config, as_json=args.json, ledger_path=args.ledger, anchor=args.anchor)
     if args.command == "packs":
         from gpu_forecasters.backends import packs_command
         return packs_command()

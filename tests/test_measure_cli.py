@@ -124,3 +124,17 @@ def test_ctrl_c_exits_130_and_leaves_no_process(tmp_path):
         fields = stat[stat.rfind(')') + 2:].split()
         if int(fields[19]) == started and fields[0] != 'Z': table[pid] = fields[0]
     assert not table, f'processes left running: {table}'
+
+def test_measure_anchor_measures_the_pair_and_blames_a_wrong_anchor(tmp_path):
+    pack = get_pack('gdn_chunk_fwd_o')
+    seed = write(tmp_path / 'seed.py', pack.seed_kernel)
+    anchor = write(tmp_path / 'anchor.py', pack.reference_code + '\n\ncustom_kernel = ref_kernel\n')
+    pair = run('measure', '--pack', pack.name, '--candidate', seed, '--anchor', anchor, '--backend', 'cpu', '--config', QUICK)
+    assert pair.returncode == 0, pair.stdout + pair.stderr
+    assert re.search(r'pair speedup \(geomean over 3 cases\): \d+\.\d{3}x \[\d+\.\d{3}, \d+\.\d{3}\]', pair.stdout), pair.stdout
+    zeros = write(tmp_path / 'zeros.py', 'import torch\ndef custom_kernel(data):\n    x, x_q, x_s = data\n'
+                                        '    return torch.zeros_like(x), torch.zeros_like(x_s)\n')
+    fp8 = write(tmp_path / 'fp8.py', FP8_SEED_KERNEL)
+    bad = run('measure', '--pack', 'fp8_quant', '--candidate', fp8, '--anchor', zeros, '--case-set', 'smoke', '--backend', 'cpu')
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert 'status: anchor_failed (anchor status: incorrect (case c0: checker' in bad.stdout, bad.stdout
