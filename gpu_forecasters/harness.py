@@ -1031,19 +1031,18 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
     nvml = {"no_nvml"} if cuda and not clock else set()
     result.flags = sorted(set(result.flags) | flags | floor_flags | speed_flags | rflags | boost | nvml)
 
-# %% ../nbs/18_harness.ipynb #ee188a30
+# %% ../nbs/18_harness.ipynb #b2a6e917
 import json, warnings
+from pathlib import Path
 
-def cache_dir() -> "Path":
+def cache_dir() -> Path:
     "The package's cache directory: $GPU_FORECASTERS_CACHE, else $XDG_CACHE_HOME/gpu_forecasters, else ~/.cache/gpu_forecasters."
-    from pathlib import Path
     if os.environ.get("GPU_FORECASTERS_CACHE"): return Path(os.environ["GPU_FORECASTERS_CACHE"])
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu_forecasters"
 
 class ReferenceCache:
     "Reference timings by (GPU, versions, pack, case set, case, args, variant, harness version), newest entry wins."
     def __init__(self, path=None): # the JSONL file (default: `cache_dir()/reference_timings.jsonl`)
-        from pathlib import Path
         self.path = Path(path) if path is not None else cache_dir() / "reference_timings.jsonl"
 
     @staticmethod
