@@ -4,13 +4,13 @@
 
 # %% auto #0
 __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 'EVALUATION_SCHEMA', 'WATCHED',
-           'WORKER_MARKER_ENV', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'TimingStats', 'abba_order', 'stop_decision',
-           'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'case_speedup', 'geomean', 'aggregate_speedups',
-           'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure', 'classify_exception', 'paper_failure_kind',
-           'CaseResult', 'Evaluation', 'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'WorkerDied',
-           'WorkerTimeout', 'descendants', 'become_subreaper', 'Worker', 'EvalRequest', 'input_bytes', 'rotation_slots',
-           'gpu_state', 'cache_dir', 'ReferenceCache', 'reference_drift', 'run_judge', 'device_record', 'Comparison',
-           'pair_speedups']
+           'WORKER_MARKER_ENV', 'REFERENCE_CACHE_DEPTH', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'TimingStats',
+           'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'case_speedup',
+           'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure',
+           'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'IntegrityWatch', 'global_flags',
+           'gpu_local_cpus', 'WorkerDied', 'WorkerTimeout', 'descendants', 'become_subreaper', 'Worker', 'EvalRequest',
+           'input_bytes', 'rotation_slots', 'gpu_state', 'cache_dir', 'ReferenceCache', 'reference_drift', 'run_judge',
+           'device_record', 'Comparison', 'pair_speedups']
 
 # %% ../nbs/18_harness.ipynb #ed97a732
 import dataclasses, hashlib, math, random
@@ -1031,7 +1031,7 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
     nvml = {"no_nvml"} if cuda and not clock else set()
     result.flags = sorted(set(result.flags) | flags | floor_flags | speed_flags | rflags | boost | nvml)
 
-# %% ../nbs/18_harness.ipynb #b2a6e917
+# %% ../nbs/18_harness.ipynb #f04ab7f3
 import json, warnings
 from pathlib import Path
 
@@ -1044,6 +1044,7 @@ class ReferenceCache:
     "Reference timings by (GPU, versions, pack, case set, case, args, variant, harness version), newest entry wins."
     def __init__(self, path=None): # the JSONL file (default: `cache_dir()/reference_timings.jsonl`)
         self.path = Path(path) if path is not None else cache_dir() / "reference_timings.jsonl"
+        self._parsed = None  # ((mtime_ns, size), entries): the file is parsed again only when it changed
 
     @staticmethod
     def key(gpu_name: str, torch_version: str, triton_version: str | None, pack: str, case_set: str, case_id: str,
@@ -1057,6 +1058,8 @@ class ReferenceCache:
     def entries(self) -> list[dict]:
         "Every readable entry, oldest first; corrupt lines are skipped with a warning and preserved in the corrupt file."
         if not self.path.exists(): return []
+        stat = self.path.stat()
+        if self._parsed is not None and self._parsed[0] == (stat.st_mtime_ns, stat.st_size): return self._parsed[1]
         good, bad = [], []
         for n, line in enumerate(self.path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
             if not line.strip(): continue
@@ -1071,7 +1074,12 @@ class ReferenceCache:
             corrupt = self.path.with_name(f"{self.path.stem}.corrupt.jsonl")
             seen = set(corrupt.read_text().splitlines()) if corrupt.exists() else set()
             with open(corrupt, "a", encoding="utf-8") as f: f.writelines(l + "\n" for l in bad if l not in seen)
+        self._parsed = ((stat.st_mtime_ns, stat.st_size), good)
         return good
+
+    def count(self, key: dict) -> int:
+        "How many entries this key has."
+        return sum(e["key"] == key for e in self.entries())
 
     def lookup(self, key: dict) -> dict | None:
         "The newest entry with exactly this key, or None."
@@ -1091,12 +1099,14 @@ class ReferenceCache:
             fcntl.flock(f, fcntl.LOCK_UN)
         return entry
 
+REFERENCE_CACHE_DEPTH = 3  # interleaved measurements kept per cache key (more only after a drift)
+
 def reference_drift(cached: dict, median_ns: float) -> bool:
     "Whether an interleaved reference median moved from the cached one by more than max(5%, 3 × the cached CI half-width)."
     half = (cached["ci95_ns"][1] - cached["ci95_ns"][0]) / 2
     return abs(median_ns - cached["median_ns"]) > max(0.05 * cached["median_ns"], 3 * half)
 
-# %% ../nbs/18_harness.ipynb #c52ecf56
+# %% ../nbs/18_harness.ipynb #598770c7
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -1180,8 +1190,12 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
                     _benchmark_case(pack, case, current, {"candidate": cand, "anchor": anchor()}, request, device_name, seed)
                     sources.add("interleaved")
                     if current.status == "ok" and cache is not None and current.anchor.samples_ns:
-                        if cached is not None and reference_drift(cached, current.anchor.median_ns): current.flags = sorted(set(current.flags) | {"reference_drift"})
-                        cache.append(key, current.anchor, {"name": device_name})
+                        drift = cached is not None and reference_drift(cached, current.anchor.median_ns)
+                        if drift: current.flags = sorted(set(current.flags) | {"reference_drift"})
+                        # a key keeps at most REFERENCE_CACHE_DEPTH entries unless the reference drifted (then the newest
+                        # measurement is what later lookups should see): a search's thousands of evaluations must not
+                        # grow the file without bound
+                        if drift or cache.count(key) < REFERENCE_CACHE_DEPTH: cache.append(key, current.anchor, {"name": device_name})
                 if current.status != "ok": break
             ev.reference_source = ",".join(sorted(sources)) or None
     except CandidateError as e:
