@@ -421,7 +421,7 @@ class _CudaTimer:
             integrity = f"timing invariants broken: events {e_a:.0f} / {e_b:.0f} ns against {h} ns of host clock"
         return self.out, int(sample), flags, integrity
 
-# %% ../nbs/18_harness.ipynb #054c653e
+# %% ../nbs/18_harness.ipynb #dc1aef36
 WATCHED = ("torch.cuda.Event", "torch.cuda.Event.record", "torch.cuda.Event.elapsed_time", "torch.cuda.Event.synchronize",
            "torch.cuda.Event.query", "torch.cuda.synchronize", "torch._C._cuda_synchronize", "torch.cuda.current_stream",
            "torch.cuda.Stream", "time.perf_counter", "time.perf_counter_ns", "time.monotonic_ns", "torch.allclose",
@@ -445,10 +445,13 @@ class IntegrityWatch:
             try: obj = _resolve(name)
             except (AttributeError, ImportError, KeyError): continue
             self.captured[name] = (obj, getattr(obj, "__code__", None))
-        for module in modules:
+        for module in modules:  # its functions, and the methods of its classes (the timers' `time` above all)
             for attr, obj in vars(module).items():
                 if isinstance(obj, types.FunctionType) and obj.__module__ == module.__name__:
                     self.captured[f"{module.__name__}.{attr}"] = (obj, obj.__code__)
+                elif isinstance(obj, type) and obj.__module__ == module.__name__:
+                    for name, member in vars(obj).items():
+                        if isinstance(member, types.FunctionType): self.captured[f"{module.__name__}.{attr}.{name}"] = (member, member.__code__)
         self.shim = {}
         if shim is not None:
             namespace = {}
