@@ -17,7 +17,8 @@ What is measured (each timing: warm-up call(s) first, then the median and the mi
    ours / scoringrules.
 
 The breakdown of section 1 calls private helpers of `metrics` (`_quantities`, `_selective`, ...), following
-`metrics._evaluate`; if they change, the breakdown reports FAILED and the rest still runs.
+`metrics._evaluate`; if they change, the breakdown reports FAILED and the rest still runs. The per-row quantities and
+their cached derivatives are computed once per `evaluate_rows` call; the other pieces run once per population.
 
 A summary table at the end lists the targets of the issue and whether each is met. The machine load
 (`os.getloadavg`) is printed at the start of each section and in the summary: other processes may share the cores,
@@ -39,7 +40,6 @@ import gpu_forecasters
 from gpu_forecasters import metrics
 from gpu_forecasters.bins import bins_of
 from gpu_forecasters.data import PUBLISHED_SURROGATES, normalise_df, predictions_frame
-from gpu_forecasters.selective import Multiplicities, curve_summary, loss_summary
 
 PACKS = ("cross_entropy", "fp8_quant", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul")
 PUBLISHED_PACK_ROWS = (79, 57, 73, 72, 72, 71)  # eval rows per pack: 424 in all
@@ -183,34 +183,28 @@ def metric_families(rows: metrics.SurrogateRows) -> dict:
     no_reference = lambda r: {name: np.full(len(r), np.nan) for name in metrics.SCORED}
     q = metrics._quantities(rows, no_reference)
     W = np.ones((1, len(rows)))
-    K = rows.outcomes
-    hit = (rows.parsed & (rows.stated == rows.y)).astype(float)
-    conf_top = np.where(rows.parsed, np.take_along_axis(rows.P, np.clip(rows.stated - 1, 0, K - 1)[:, None], 1)[:, 0], 1 / K)
-    p_faster, is_faster = q.P8[:, 3:].sum(axis=1), (rows.y >= 4).astype(float)
     speed_W = W * q.speed
-    losses, n_parsed, coverages = metrics._pointwise_losses(q), int(rows.parsed.sum()), metrics.DEFAULT_COVERAGES
-    def loss_summaries(risk):
-        for order in q.orders.values():
-            loss_summary(losses[risk][order], n_parsed, coverages, weights=Multiplicities(speed_W[:, order]))
-    def regret_summaries():
-        for order in q.orders.values():
-            weights = Multiplicities(speed_W[:, order])
-            for curve in metrics._regrets(q, order, weights).values(): curve_summary(curve, n_parsed, coverages, weights=weights)
+    coverages = metrics.DEFAULT_COVERAGES
+    shared = ("losses", "row_values", "ece_inputs", "rank_orders", "arranged", "top_fraction_pools", "loss_sequences")
+    for name in shared: getattr(q, name)  # computed once per evaluate_rows call, then shared by the populations
+    def fresh_shared():
+        fresh = metrics._quantities(rows, no_reference)
+        for name in shared: getattr(fresh, name)
     def eces():
-        metrics.weighted_ece(conf_top, hit, W)
-        metrics.weighted_ece(rows.P.max(axis=1), (rows.parsed & (rows.argmax == rows.y)).astype(float), W)
-        metrics.classwise_ece(rows.P, rows.y, W)
-        metrics.weighted_ece(p_faster, is_faster, speed_W)
+        views = q.ece_inputs
+        for name in ("ece_top", "ece_argmax"): metrics._bucket_ece(*views[name], W)
+        for bucket, gap in views["ece_classwise"]: metrics._bucket_ece(bucket, gap, W)
+        metrics._bucket_ece(*views["faster_ece"], speed_W)
+    def regret_curves():
+        for kind in q.orders: metrics._regrets(q, q.arranged[kind], speed_W[0, q.orders[kind]] > 0)
     return {
         "per-row quantities (_quantities, incl. orders)": lambda: metrics._quantities(rows, no_reference),
+        "  + their shared caches (losses, ECE inputs, ...)": fresh_shared,
         "proper scores (half_brier, rps, nll)": lambda: (metrics.half_brier(rows.P, rows.y), metrics.rps(rows.P, rows.y), metrics.nll(rows.P, rows.y)),
         "ECEs (top, argmax, classwise, faster)": eces,
-        "rank correlations (spearman, kendall)": lambda: (metrics.weighted_spearman(q.E_l, q.log2_speedup, speed_W),
-                                                          metrics.weighted_kendall(q.E_l, q.log2_speedup, speed_W)),
+        "rank correlations (spearman, kendall)": lambda: metrics._rank_correlations(q.E_l, q.log2_speedup, speed_W, q.rank_orders),
         "selective (_selective: 3 scores x 4 risks)": lambda: metrics._selective(q, W, coverages),
-        "  part: loss summaries, bin_error": lambda: loss_summaries("bin_error"),
-        "  part: loss summaries, log2_error": lambda: loss_summaries("log2_error"),
-        "  part: regret curves + summaries": regret_summaries,
+        "  part: regret curves (3 scores x 2 risks)": regret_curves,
         "top10_best_ratio": lambda: metrics._top_fraction_best_ratio(q, W),
     }
 

@@ -7,17 +7,18 @@ __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 
            'WORKER_MARKER_ENV', 'REFERENCE_CACHE_DEPTH', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'TimingStats',
            'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'case_speedup',
            'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure',
-           'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'IntegrityWatch', 'global_flags',
-           'gpu_local_cpus', 'WorkerDied', 'WorkerTimeout', 'descendants', 'become_subreaper', 'Worker', 'EvalRequest',
-           'input_bytes', 'rotation_slots', 'gpu_state', 'cache_dir', 'ReferenceCache', 'reference_drift', 'run_judge',
-           'device_record', 'Comparison', 'pair_speedups']
+           'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'evaluation_feedback',
+           'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'WorkerDied', 'WorkerTimeout', 'descendants',
+           'become_subreaper', 'Worker', 'EvalRequest', 'rotation_slots', 'gpu_state', 'gpu_processes',
+           'foreign_processes', 'our_pids', 'judge_oom_verdict', 'cache_dir', 'ReferenceCache', 'reference_drift',
+           'run_judge', 'device_record', 'Comparison', 'pair_speedups']
 
 # %% ../nbs/18_harness.ipynb #ed97a732
 import dataclasses, hashlib, math, random
 from dataclasses import dataclass, asdict
 import numpy as np
 
-# %% ../nbs/18_harness.ipynb #25ca1716
+# %% ../nbs/18_harness.ipynb #9771d74c
 HARNESS_VERSION = 1  # bumped on any protocol change (part of the reference-timing cache key)
 AGGREGATORS = ("geomean", "min", "arith_mean")
 
@@ -56,8 +57,11 @@ class EvalConfig:
     keep_samples: bool = True
 
     def __post_init__(self):
-        choices = {"case_set": ("paper", "hardened", "smoke"), "check_mode": ("full", "benchmark_only", "correctness_only"),
+        choices = {"check_mode": ("full", "benchmark_only", "correctness_only"),
                    "reference_timing": ("interleaved", "cached"), "aggregator": AGGREGATORS}
+        # case sets are the pack's (paper, hardened, smoke, and e.g. TriMul's paper_nomask): the pack checks the name
+        if not isinstance(self.case_set, str) or not self.case_set.replace("_", "").isalnum():
+            raise ValueError(f"EvalConfig.case_set must be a case-set name such as 'paper', 'hardened' or 'smoke', got {self.case_set!r}")
         for name, valid in choices.items():
             if getattr(self, name) not in valid: raise ValueError(f"EvalConfig.{name} must be one of {valid}, got {getattr(self, name)!r}")
         for f in dataclasses.fields(self):
@@ -254,7 +258,7 @@ def paper_failure_kind(status: str, reason: str | None = None) -> str:
     if status in ("timeout", "crashed", "infra_failure"): return "infrastructure_failure"
     raise ValueError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
 
-# %% ../nbs/18_harness.ipynb #0600cd2e
+# %% ../nbs/18_harness.ipynb #6446e841
 EVALUATION_SCHEMA = "gpu_forecasters.evaluation/1"
 
 @dataclass
@@ -318,6 +322,7 @@ class Evaluation:
     secret_salt: int = 20260529
     config: dict = dataclasses.field(default_factory=dict)
     harness_version: int = HARNESS_VERSION
+    feedback: dict | None = None  # what the search's mutator is shown (B8): `evaluation_feedback`
 
     @property
     def paper_failure_kind(self) -> str: return paper_failure_kind(self.status, self.reason)
@@ -333,7 +338,40 @@ class Evaluation:
         d["per_case"] = [CaseResult.from_json(c) for c in d.get("per_case", [])]
         return cls(**d)
 
-# %% ../nbs/18_harness.ipynb #8bca712f
+# %% ../nbs/18_harness.ipynb #f8bf6854
+def _case_label(pack, case) -> str:
+    "A case as prompts name it: its shape label (the case id where the pack is unknown); hidden cases never by seed."
+    try: label = pack.format_case(case.args) if pack is not None else case.case_id
+    except Exception: label = case.case_id
+    return f"hidden-seed variant of {label}" if case.hidden else label
+
+def evaluation_feedback(ev: Evaluation, # a finished evaluation
+                        pack=None, # its `KernelPack` (case labels); None: looked up by name, case ids if unknown
+                       ) -> dict | None:
+    "The B8 feedback of an evaluation: `{kind, ...}`, or None for an infrastructure failure."
+    if pack is None:
+        try:
+            from gpu_forecasters.packs.core import get_pack
+            pack = get_pack(ev.pack)
+        except Exception: pack = None
+    if ev.status == "infra_failure": return None
+    failed = next((c for c in ev.per_case if c.status not in ("ok", "not_run")), None)
+    where = f"case {_case_label(pack, failed)}: " if failed is not None else ""
+    first, _, tb = (ev.message or "").partition("\n")
+    if ev.status == "ok":
+        lines = []
+        for c in sorted((c for c in ev.per_case if c.kind == "benchmark" and c.speedup is not None), key=lambda c: c.speedup):
+            timing = f" (ref: {c.anchor.median_ns / 1e3:.1f} µs, candidate: {c.candidate.median_ns / 1e3:.1f} µs)" if c.anchor and c.candidate else ""
+            lines.append(f"{_case_label(pack, c)}: {c.speedup:.3f}x{timing}")
+        return {"kind": "success", "aggregated_speedup": ev.reward, "aggregation_method": ev.aggregation_method, "per_case_lines": lines}
+    if ev.status == "compile_failed" and ev.reason != "jit": return {"kind": "compile_failed", "message": where + (ev.message or ev.reason or "")}
+    if ev.status in ("runtime_error", "timeout", "crashed", "compile_failed"):
+        name = {"timeout": "Timeout", "crashed": "WorkerCrashed", "compile_failed": "CompilationError"}.get(ev.status, ev.reason)  # runtime_error: the exception type
+        return {"kind": "runtime_error", "error_name": name, "message": where + (first or str(ev.reason)), "traceback": tb.strip() or None}
+    if ev.status == "incorrect": return {"kind": "incorrect", "message": where + (ev.message or ev.reason or "")}
+    raise ValueError(f"evaluation status {ev.status!r} has no feedback; known: ok, compile_failed, runtime_error, incorrect, timeout, crashed, infra_failure")
+
+# %% ../nbs/18_harness.ipynb #a8b1aad4
 import os, signal, sys, tempfile, threading, time, traceback, types
 import multiprocessing as mp
 
@@ -407,18 +445,25 @@ class _CudaTimer:
         self.record(end_b); self.event_sync(end_b)
         return self.elapsed(start, end_a) * 1e6, self.elapsed(start, end_b) * 1e6, t1 - t0
 
-    def time(self, fn, data):
-        e_a, e_b, h = self._raw(fn, data)
-        sample, flags, integrity = e_a, [], None
+    def time(self, fn, data, attempts: int = 3):
+        for _ in range(attempts):
+            e_a, e_b, h = self._raw(fn, data)
+            # the events must agree with the host clock: the call cannot take longer on the GPU than the host waited, and
+            # start..end_b encloses the host interval (after the flush and sync the GPU is idle, so both events run at once).
+            # e_b may exceed h by the host's own delays (measured up to ~90 us on an H200), so it has no upper bound.
+            # One disagreement can be the host's own: the thread preempted between the GPU stamping `start` and the clock
+            # read (measured on an H200: an honest GDN reference, e_a 137 us above h, once in an evaluation). A tampered
+            # clock or event disagrees every time, so the call is timed again and only `attempts` disagreements in a row
+            # break integrity.
+            integrity = None
+            if e_a > h + 50_000 or e_b < h - max(50_000, 0.05 * h):
+                integrity = f"timing invariants broken: events {e_a:.0f} / {e_b:.0f} ns against {h} ns of host clock ({attempts} attempts)"
+            if integrity is None: break
+        sample, flags = e_a, []
         self.last_gap_ns = e_b - e_a
         # the gap also holds the host's wake-up after a blocking sync, which grows with the wait: measured on an H200,
         # 2-9 ms cross_entropy calls with no side stream exceeded 3x the null gap (63 us); 5% of the call is allowed
         if e_b - e_a > max(20_000, 3 * self.null_gap_ns, 0.05 * e_a): sample, flags = e_b, ["unjoined_stream_work"]
-        # the events must agree with the host clock: the call cannot take longer on the GPU than the host waited, and
-        # start..end_b encloses the host interval (after the flush and sync the GPU is idle, so both events run at once).
-        # e_b may exceed h by the host's own delays (measured up to ~90 us on an H200), so it has no upper bound.
-        if e_a > h + 50_000 or e_b < h - max(50_000, 0.05 * h):
-            integrity = f"timing invariants broken: events {e_a:.0f} / {e_b:.0f} ns against {h} ns of host clock"
         return self.out, int(sample), flags, integrity
 
 # %% ../nbs/18_harness.ipynb #dc1aef36
@@ -844,18 +889,7 @@ def _start(pack, code: str, request: EvalRequest, worker: Worker | None = None) 
     worker.info = answer[1]
     return worker, None
 
-# %% ../nbs/18_harness.ipynb #224c7155
-def _tensors(x) -> list:
-    import torch
-    if isinstance(x, torch.Tensor): return [x]
-    if isinstance(x, (tuple, list)): return [t for v in x for t in _tensors(v)]
-    if isinstance(x, dict): return [t for v in x.values() for t in _tensors(v)]
-    return []
-
-def input_bytes(data) -> int:
-    "Bytes held by the tensors of one input (tuples and dicts searched)."
-    return sum(t.numel() * t.element_size() for t in _tensors(data))
-
+# %% ../nbs/18_harness.ipynb #5e310b35
 def rotation_slots(requested: int, # `EvalConfig.rotation_slots`
                    nbytes: int, # bytes of one input
                    free_bytes: int | None, # free device memory (None: not limited, the cpu back-end)
@@ -908,19 +942,107 @@ def _cuda_uuid() -> str | None:
     try: return f"GPU-{torch.cuda.get_device_properties(0).uuid}"
     except Exception: return None
 
-# %% ../nbs/18_harness.ipynb #746545db
+# %% ../nbs/18_harness.ipynb #7ca98a31
+def gpu_processes(uuid: str | None = None, # the GPU's UUID ("GPU-...") or NVML index; None: the first GPU
+                 ) -> dict | None:
+    "pid -> device memory in bytes (None where the driver does not say) of every process on a GPU; None without NVML and nvidia-smi."
+    try:
+        import pynvml as N
+        N.nvmlInit()
+        try:
+            h = N.nvmlDeviceGetHandleByIndex(int(uuid or 0)) if uuid is None or str(uuid).isdigit() else N.nvmlDeviceGetHandleByUUID(uuid)
+            procs = list(N.nvmlDeviceGetComputeRunningProcesses(h)) + list(N.nvmlDeviceGetGraphicsRunningProcesses(h))
+            return {p.pid: p.usedGpuMemory if isinstance(p.usedGpuMemory, int) else None for p in procs}
+        finally: N.nvmlShutdown()
+    except Exception: pass
+    import shutil, subprocess
+    if shutil.which("nvidia-smi") is None: return None
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits", "-i", str(uuid or 0)],
+                             capture_output=True, text=True, timeout=10)
+        if out.returncode != 0: return None
+        found = {}
+        for line in out.stdout.strip().splitlines():
+            pid, mib = [v.strip() for v in line.split(",")[:2]]
+            found[int(pid)] = int(mib) * 2**20 if mib.isdigit() else None
+        return found
+    except Exception: return None
+
+def foreign_processes(processes: dict | None, # `gpu_processes()`
+                      ours: set, # pids of the judge, its parent, the workers and their descendants
+                      witness: int | None = None, # a pid of ours known to hold a context now (the candidate's worker)
+                     ) -> tuple[list | None, str | None]:
+    "(sorted foreign pids, None), or (None, why) when the driver's pids cannot be attributed."
+    if processes is None: return None, "no_nvml"
+    if witness is not None and witness not in processes: return None, "gpu_processes_unattributed"
+    return sorted(set(processes) - set(ours)), None
+
+def our_pids(workers) -> set:
+    "The judge, its ancestors, the `workers` and every descendant of theirs: the processes of this evaluation."
+    table = _process_table()
+    pids, p = {os.getpid()}, os.getpid()
+    while p in table and table[p][0] > 1: p = table[p][0]; pids.add(p)  # ancestors (a back-end parent may hold a context)
+    for w in workers:
+        if w is not None and w.process.pid is not None: pids |= {w.process.pid, *descendants(w.process.pid, table)}
+    return pids
+
+def _worker_bytes(processes: dict | None, workers) -> int | None:
+    "Device memory held by the workers and their descendants (NVML), or None when not attributable."
+    if not processes: return None
+    pids = {q for w in workers if w is not None and w.process.pid is not None for q in (w.process.pid, *descendants(w.process.pid))}
+    held = [processes[q] for q in pids if q in processes]
+    return sum(b or 0 for b in held) if held else None
+
+def judge_oom_verdict(worker_bytes: int | None, # device memory held by the candidate's worker (None: unknown)
+                      total_bytes: int, # the device's memory
+                      judge_bytes: int = 0, # held by the judge itself (its inputs and slots, sized by the pack)
+                     ) -> tuple[str, str, str]:
+    "(status, reason, message) for an out-of-memory error of the judge or the reference (B6)."
+    gib = lambda b: f"{b / 2**30:.1f} GiB"
+    available = total_bytes - judge_bytes
+    if worker_bytes is not None and worker_bytes > 0.9 * available:
+        return ("runtime_error", "device_memory_exhausted",
+                f"out of device memory while the candidate's worker held {gib(worker_bytes)} of the {gib(available)} "
+                f"left beside the judge's own buffers ({gib(total_bytes)} in all): over 90%")
+    held = "an unknown amount" if worker_bytes is None else gib(worker_bytes)
+    return ("infra_failure", "insufficient_device_memory",
+            f"out of device memory while the candidate's worker held {held} of {gib(total_bytes)}: the case does not fit this device")
+
+def _oom_verdict_now(suspects: list) -> tuple[str, str, str]:
+    "`judge_oom_verdict` for the device as it is now, blaming what `suspects` (the candidate's workers) hold."
+    import torch
+    processes = gpu_processes(_cuda_uuid())
+    held = _worker_bytes(processes, suspects)
+    judge = (processes or {}).get(os.getpid()) or torch.cuda.memory_reserved()
+    total = torch.cuda.get_device_properties(0).total_memory
+    if held is None:  # no NVML, or a PID namespace: what is used beyond the judge's own memory
+        held = max(total - torch.cuda.mem_get_info()[0] - judge, 0)
+    return judge_oom_verdict(held, total, judge)
+
+def _anchor_failed(result: CaseResult, workers: dict, cuda: bool, message: str) -> None:
+    "An anchor's failure is the harness's (`infra_failure`), unless it ran out of memory the candidate's worker holds."
+    if cuda and "out of memory" in (result.message or "").lower() and "candidate" in workers:
+        status, reason, text = _oom_verdict_now([workers["candidate"]])
+        if status == "runtime_error": _fail(result, status, reason, f"{text}; the anchor could not run: {result.message[:300]}"); return
+    _fail(result, "infra_failure", "anchor", message)
+
+def _is_cuda_oom(e: BaseException) -> bool:
+    import torch
+    return isinstance(e, torch.cuda.OutOfMemoryError) or (isinstance(e, RuntimeError) and "CUDA out of memory" in str(e))
+
+# %% ../nbs/18_harness.ipynb #57e10c56
 def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: EvalRequest, device_name: str, seed: int,
                     cached: dict | None = None, # a reference-cache entry: the anchor's samples (no anchor worker then)
                    ) -> None:
     import torch
-    from gpu_forecasters.packs.core import iteration_seed
+    from gpu_forecasters.packs.core import input_bytes, iteration_seed
     config, salt, device = request.config, request.config.secret_salt, request.device
     limit, cuda = config.benchmark_case_timeout_s, device != "cpu"
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     cand = workers["candidate"]
     for program, worker in workers.items():
         if _call(worker, pack, case, pack.generate_input(case, device), limit, "benchmark check", result, "call") is None:
-            if program == "anchor": _fail(result, "infra_failure", "anchor", f"the anchor failed its checked call: {result.message}")
+            if program == "anchor": _anchor_failed(result, workers, cuda, f"the anchor failed its checked call: {result.message}")
             return
     canonical = pack.generate_input(case, device)
     R, rflags = rotation_slots(config.rotation_slots, input_bytes(canonical), torch.cuda.mem_get_info()[0] if cuda else None)
@@ -943,7 +1065,7 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
                 # candidate's left-over work (a thread or process still launching kernels). Measured on an H200 with a
                 # kernel that kept launching from a thread after returning. That is the candidate's fault, not infra.
                 if result.reason == "integrity": _fail(result, "incorrect", "interference", f"the reference's timing was disturbed while the candidate's worker was idle: {result.message}")
-                else: _fail(result, "infra_failure", "anchor", result.message)
+                else: _anchor_failed(result, workers, cuda, result.message)
             return None
         return settled[1], wall
     def recheck(program, i, data) -> bool | None:
@@ -970,7 +1092,13 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
         answer = cand.request(("null", 0), limit, "clock calibration")
         null_overhead.append(time.perf_counter_ns() - t0 - answer[2])
     o_null = float(np.median(null_overhead))
-    if cuda: result.device_state["start"] = gpu_state(_cuda_uuid())
+    if cuda:
+        result.device_state["start"] = gpu_state(_cuda_uuid())
+        foreign, why = foreign_processes(gpu_processes(_cuda_uuid()), our_pids(workers.values()), cand.process.pid)
+        if foreign:
+            result.flags = sorted(set(result.flags) | {"gpu_shared"})
+            result.notes["gpu_shared"] = "other processes on the GPU: pids " + ", ".join(map(str, foreign))
+        elif why == "gpu_processes_unattributed": result.notes["gpu_processes"] = why
 
     samples, overheads = {p: [] for p in workers}, []
     # the candidate's outputs are re-checked; so are an untrusted anchor's (`compare`: another candidate, not the reference)
@@ -1109,7 +1237,7 @@ def reference_drift(cached: dict, median_ns: float) -> bool:
     half = (cached["ci95_ns"][1] - cached["ci95_ns"][0]) / 2
     return abs(median_ns - cached["median_ns"]) > max(0.05 * cached["median_ns"], 3 * half)
 
-# %% ../nbs/18_harness.ipynb #598770c7
+# %% ../nbs/18_harness.ipynb #27e1a370
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -1210,6 +1338,10 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
         _fail(current, "timeout", e.reason, str(e))
     except WorkerDied as e:
         _fail(current, "crashed", e.reason, str(e))
+    except Exception as e:
+        if request.device == "cpu" or not _is_cuda_oom(e): raise
+        # the judge itself ran out of device memory (drawing an input, allocating slots, running the reference)
+        _fail(current, *_oom_verdict_now([cand]))
     finally:
         for w in {id(w): w for w in (cand, anch, early_anchor) if w is not None}.values():
             w.close()
@@ -1227,6 +1359,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
                                               B=config.bootstrap_resamples, seed=seed, aggregator=config.aggregator)[0]
     ev.device = device_record(request.device, cand.info if cand is not None else {})
     ev.flags = sorted(set(ev.flags) | {f for r in ev.per_case for f in r.flags})
+    ev.feedback = evaluation_feedback(ev, pack)
     ev.wall_s = ev.gpu_seconds = time.perf_counter() - started
     return ev
 

@@ -35,11 +35,15 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #75cdad5f
+# %% ../nbs/50_runbook.ipynb #a9f60398
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    se = commands.add_parser("search", help="kernel search, standard or surrogate-filtered (resumable: rerun to continue)")
+    se.add_argument("--config", required=True, help="a search config JSON (path, or name under the shipped configs, e.g. kernel_search/trimul__surrogate_filtered.json or toy/standard.json)")
+    se.add_argument("--output-dir", required=True, help="run directory: the event log and outputs; rerun to resume")
+    se.add_argument("--debug", action="store_true", help="1 step, 1 parent, 1 child, 1 evaluation, concurrency 1")
     s = commands.add_parser("score", help="score surrogates on the eval set or discovery pairs (resumable)")
     s.add_argument("--config", required=True, help="a score config JSON (path, or name under the shipped configs, e.g. baseline_scoring/gemini3_flash.json)")
     s.add_argument("--output-dir", required=True, help="run directory: cache and outputs; rerun to resume")
@@ -64,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--pack", required=True, help="pack name (`gpu-forecasters packs` lists them)")
     me.add_argument("--candidate", required=True, help="FILE.py defining custom_kernel(data)")
     me.add_argument("--anchor", default=None, help="FILE.py of an anchor candidate: measure the pair (both checked and re-checked) instead of against the reference")
-    me.add_argument("--case-set", choices=("paper", "hardened", "smoke"), default=None, help="default: paper (or the --config's case_set)")
+    me.add_argument("--case-set", default=None, help="paper, hardened, smoke or a pack's own (e.g. trimul's paper_nomask); default: paper (or the --config's case_set)")
     me.add_argument("--backend", choices=("local", "modal", "cpu"), default="local",
                     help="local: this machine's CUDA GPUs (default); modal: a Modal container; cpu: Triton interpreter, timings not meaningful")
     me.add_argument("--gpu", default=None, help="Modal GPU type, e.g. H100 or A100-80GB (default A100-80GB); --backend modal only")
@@ -72,6 +76,16 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--config", default=None, help="EvalConfig overrides: a JSON file or an inline JSON object, e.g. '{\"min_iters\": 3}'")
     me.add_argument("--ledger", default=None, help="append one JSON line per evaluation to this file")
     me.add_argument("--json", action="store_true", help="print the Evaluation JSON (a list with --repeats)")
+    b = commands.add_parser("baselines", help="re-measure leaderboard submissions (a folder of *.py) and rank them by geomean runtime, as context")
+    b.add_argument("--pack", required=True, help="pack name (the spec's use: trimul)")
+    b.add_argument("--submissions", required=True, help="folder of *.py submissions, optionally with published.json ({name: published geomean in us})")
+    b.add_argument("--out", required=True, help="JSONL file: one record per submission (rewritten atomically; a rerun reuses unchanged records)")
+    b.add_argument("--backend", choices=("local", "modal", "cpu"), default="local", help="as for measure")
+    b.add_argument("--gpu", default=None, help="Modal GPU type; --backend modal only")
+    b.add_argument("--case-set", default=None, help="default: paper")
+    b.add_argument("--repeats", type=_positive_int, default=3, help="fresh evaluations per submission (default 3)")
+    b.add_argument("--config", default=None, help="EvalConfig overrides: a JSON file or an inline JSON object")
+    b.add_argument("--ledger", default=None, help="append one JSON line per evaluation to this file")
     commands.add_parser("packs", help="list the kernel packs, their case sets and case counts")
     v = commands.add_parser("verify-gpu", help="the GPU verification protocol on this machine's first GPU (packs, hardened cases, faults, exploits, noise)")
     v.add_argument("--json", default=None, help="also write the report to this file")
@@ -79,8 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--steps", type=_labels, default=("packs", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #635acc8a
+# %% ../nbs/50_runbook.ipynb #1df3bde5
 def _dispatch(args) -> int:
+    if args.command == "search":
+        from gpu_forecasters.search.driver import search_command
+        return search_command(args.config, args.output_dir, debug=args.debug)
     if args.command == "score":
         from gpu_forecasters.scoring import score_command
         return score_command(args.config, args.output_dir, debug=args.debug, retry_failed=args.retry_failed)
@@ -100,6 +117,10 @@ def _dispatch(args) -> int:
         from gpu_forecasters.backends import measure_command
         return measure_command(args.pack, args.candidate, case_set=args.case_set, backend=args.backend, gpu=args.gpu,
                                repeats=args.repeats, config=args.config, as_json=args.json, ledger_path=args.ledger, anchor=args.anchor)
+    if args.command == "baselines":
+        from gpu_forecasters.backends import baselines_command
+        return baselines_command(args.pack, args.submissions, args.out, backend=args.backend, gpu=args.gpu, case_set=args.case_set,
+                                 repeats=args.repeats, config=args.config, ledger_path=args.ledger)
     if args.command == "packs":
         from gpu_forecasters.backends import packs_command
         return packs_command()

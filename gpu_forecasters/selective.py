@@ -8,31 +8,33 @@ __all__ = ['CONFIDENCE_KINDS', 'DEFAULT_COVERAGES', 'entropy', 'expected_log2', 
            'risk_at', 'pool_of', 'RegretPools', 'regret_curve', 'curve_aurc', 'curve_risk_at', 'coverage_name',
            'loss_summary', 'curve_summary', 'risk_coverage']
 
-# %% ../nbs/05_selective.ipynb #e32c77c7
+# %% ../nbs/05_selective.ipynb #a71b2e13
 import math
 from functools import cached_property
+from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 from scipy.special import entr
 from .bins import LOG2_MIDPOINTS, N_BINS
 
-# %% ../nbs/05_selective.ipynb #0e9b854a
+# %% ../nbs/05_selective.ipynb #33da3f95
 def entropy(P,  # (n, 8) forecasts, rows summing to 1 (a single (8,) forecast also works)
            ) -> np.ndarray:  # (n,) entropy of each forecast in nats, 0 ln 0 = 0
     "Shannon entropy $H(p) = -\\sum_b p_b \\ln p_b$ of each forecast."
-    return entr(np.asarray(P, dtype=float)).sum(axis=-1)
+    return np.einsum("...j->...", entr(np.asarray(P, dtype=float)))  # sums short rows faster than .sum(axis=-1)
 
 def expected_log2(P,  # (n, 8) forecasts over bins 1..8
                  ) -> np.ndarray:  # (n,) expected log2 speedup under each forecast
     "Expected log2 speedup $E_l = \\sum_b p_b \\log_2 \\mathrm{mid}_b$ of each forecast."
     return np.asarray(P, dtype=float) @ LOG2_MIDPOINTS
 
-# %% ../nbs/05_selective.ipynb #410c05f0
+# %% ../nbs/05_selective.ipynb #539979ea
 CONFIDENCE_KINDS = ("max_prob", "neg_entropy", "top2_margin")  # the confidence scores, in the metrics' order
 
 def confidence(P,  # (n, 8) forecasts over bins 1..8 (any values on rows without a forecast)
                stated,  # (n,) stated bin 1..8; < 1 or NaN for a row without a forecast
                kind:str="max_prob",  # one of `CONFIDENCE_KINDS`
+               H=None,  # `entropy(P)`, if already computed (used by `neg_entropy` only)
               ) -> np.ndarray:  # (n,) confidence, NaN on rows without a forecast
     "The confidence score `kind` of each forecast; higher means more confident."
     if kind not in CONFIDENCE_KINDS:
@@ -43,13 +45,13 @@ def confidence(P,  # (n, 8) forecasts over bins 1..8 (any values on rows without
         raise ValueError(f"expected P of shape (n, {N_BINS}) and stated of shape (n,), got {P.shape} and {stated.shape}")
     if kind == "max_prob":
         score = np.take_along_axis(P, np.clip(stated - 1, 0, N_BINS - 1)[:, None], axis=1)[:, 0]
-    elif kind == "neg_entropy": score = 1 - entropy(P) / math.log(N_BINS)
+    elif kind == "neg_entropy": score = 1 - (entropy(P) if H is None else np.asarray(H, dtype=float)) / math.log(N_BINS)
     else:
         top = np.sort(P, axis=1)
         score = top[:, -1] - top[:, -2]
     return np.where(stated >= 1, score, np.nan)
 
-# %% ../nbs/05_selective.ipynb #7005328f
+# %% ../nbs/05_selective.ipynb #73ec5dde
 def _sortable(keys) -> np.ndarray:
     "Keys as an array numpy can sort: strings as str, numbers (e.g. integer codes of sorted ids) as they are."
     keys = np.asarray(keys)
@@ -57,28 +59,46 @@ def _sortable(keys) -> np.ndarray:
 
 def sort_rows(key,  # (n,) float sort key, ascending (ties are common: equal confidences, all failures)
               ids,  # (n,) comparison id of each row: the tie-breaker
-             ) -> np.ndarray:  # (n,) row indices sorted by (key, id, row index)
+              order=None,  # optional row indices that already sort `key` (ties in any order): skips the sort
+              rows=None,  # optional row indices: sort only these rows (`key` and `ids` still have one entry per row)
+             ) -> np.ndarray:  # row indices (all, or those of `rows`) sorted by (key, id, row index)
     "Row indices sorted by (key, id, row index); ids are compared only inside runs of equal keys."
     key = np.asarray(key, dtype=float)
-    order = np.argsort(key, kind="stable")  # (key, row index)
+    # ties are re-sorted below by (id, row index), so the sort itself need not be stable (the stable sort is slower)
+    if order is not None: order = np.array(order, dtype=np.int64)
+    elif rows is None: order = np.argsort(key)
+    else: rows = np.asarray(rows, dtype=np.int64); order = rows[np.argsort(key[rows])]
     k = key[order]
     tie = k[1:] == k[:-1]
     if not tie.any(): return order
     in_run = np.r_[tie, False] | np.r_[False, tie]  # positions inside a run of equal keys
     run = np.cumsum(np.r_[True, ~tie])[in_run]
     tied = order[in_run]  # sorting strings is the expensive part: only these rows need it
-    order[in_run] = tied[np.lexsort((tied, _sortable(ids)[tied], run))]
+    order[in_run] = tied[np.lexsort((tied, _sortable(np.asarray(ids)[tied]), run))]
     return order
 
 def order_rows(conf,  # (n,) confidence (any value, e.g. NaN, on rows that are not parsed)
                parsed,  # (n,) bool, True where the row has a forecast
                ids,  # (n,) comparison_id of each row (the tie-breaker), or integer codes in the same sort order
+               unparsed_order=None,  # optional: the other rows by (id, row index), from an earlier call (the same for every score)
               ) -> np.ndarray:  # (n,) row indices in accept order
     "The accept order: parsed rows by (-round(conf, 12), id, row index), then the others by (id, row index)."
     conf, parsed = np.asarray(conf, dtype=float), np.asarray(parsed, dtype=bool)
     bad = np.flatnonzero(parsed & ~np.isfinite(conf))
     if len(bad): raise ValueError(f"{len(bad)} parsed row(s) have a non-finite confidence (first rows: {bad[:5].tolist()})")
-    return sort_rows(np.where(parsed, -np.round(np.where(parsed, conf, 0), 12), np.inf), ids)  # failures: +inf, last
+    key = np.where(parsed, -np.round(np.where(parsed, conf, 0), 12), np.inf)  # failures: +inf, last
+    if unparsed_order is None: unparsed_order = sort_rows(np.zeros(len(key)), ids, rows=np.flatnonzero(~parsed))
+    rows = np.flatnonzero(parsed)
+    return np.r_[sort_rows(key, ids, order=_by_rounded_confidence(conf, rows), rows=rows), unparsed_order]
+
+def _by_rounded_confidence(conf, rows) -> np.ndarray | None:
+    "`rows` by decreasing round(conf, 12) (ties in any order), by sorting integers; None if conf is outside [0, 1]."
+    scaled = np.rint(conf[rows] * 1e12)  # what np.round(conf, 12) divides by 1e12: the same order, the same ties
+    if len(rows) >= 2 ** 23 or not np.all((scaled >= 0) & (scaled <= 1e12)): return None
+    packed = (np.uint64(10 ** 12) - scaled.astype(np.uint64)) << np.uint64(23)  # 40 bits of key, 23 of position
+    packed |= np.arange(len(rows), dtype=np.uint64)
+    packed.sort()  # sorting one integer array is faster than an argsort of floats
+    return rows[(packed & np.uint64(2 ** 23 - 1)).astype(np.int64)]
 
 # %% ../nbs/05_selective.ipynb #67d31a0f
 def bin_errors(stated,  # (n,) stated bin 1..8; < 1 or NaN for a row without a forecast
@@ -101,7 +121,7 @@ def prefix_risks(losses,  # (n,) losses in accept order
     losses = np.asarray(losses, dtype=float)
     return np.cumsum(losses) / np.arange(1, len(losses) + 1)
 
-# %% ../nbs/05_selective.ipynb #8e256b93
+# %% ../nbs/05_selective.ipynb #1dd06da2
 _HARMONIC = np.zeros(1, dtype=np.longdouble)  # H[0..], grown on demand and reused (it is the same prefix every time)
 
 def _harmonic_numbers(x_max:int) -> np.ndarray:
@@ -117,22 +137,29 @@ def _block_harmonic_sums(W:np.ndarray,  # (B, n) block sizes w
                         ) -> np.ndarray:  # (B, n) H[b] + H[b + 1] + ... + H[b + w - 1]
     "Sums of w consecutive harmonic numbers from H[b], as a difference of prefix sums: C[b + w] - C[b]."
     H = _harmonic_numbers(int((before + W).max(initial=0)))
-    C = np.concatenate([[0.0], np.cumsum(H)])  # C[m] = H[0] + ... + H[m - 1], extended precision
-    return (C[before + W] - C[before]).astype(float)
+    if W.size < len(H) // 8:  # a few blocks in a long list (an oracle's): C[m] = m (H[m] - 1) at those points only
+        def C(m): return m * (H[m] - 1)
+    else: C = np.concatenate([[0.0], np.cumsum(H)]).__getitem__  # C[m] = H[0] + ... + H[m - 1], extended precision
+    return (C(before + W) - C(before)).astype(float)
 
-# %% ../nbs/05_selective.ipynb #d4f49ba5
+# %% ../nbs/05_selective.ipynb #306de0e2
+def _checked_weights(weights) -> np.ndarray:
+    "`weights` as an int64 array of shape (n,) or (B, n), after checking they are non-negative integers."
+    W = np.asarray(weights)
+    if W.ndim not in (1, 2): raise ValueError(f"weights must have shape (n,) or (B, n), got {W.shape}")
+    if not np.issubdtype(W.dtype, np.integer) and not W.dtype == bool and not np.all(np.isfinite(W) & (W == np.round(W))):
+        raise ValueError("weights must be integer multiplicities")
+    if (W < 0).any(): raise ValueError("weights must be non-negative multiplicities")
+    return np.asarray(W, dtype=np.int64)
+
 class Multiplicities:
     "Integer multiplicities of the rows in accept order, (n,) or (B, n), with the coefficients the summaries share."
     def __init__(self,
                  weights,  # (n,) or (B, n) non-negative integers: row i appears w_i times in resample b
                 ):
-        W = np.asarray(weights)
-        if W.ndim not in (1, 2): raise ValueError(f"weights must have shape (n,) or (B, n), got {W.shape}")
-        if not np.issubdtype(W.dtype, np.integer) and not np.all(np.isfinite(W) & (W == np.round(W))):
-            raise ValueError("weights must be integer multiplicities")
-        if (W < 0).any(): raise ValueError("weights must be non-negative multiplicities")
+        W = _checked_weights(weights)
         self.one_dimensional = W.ndim == 1  # results are floats (not (B,) arrays) for (n,) weights
-        self.W = np.atleast_2d(np.asarray(W, dtype=np.int64))  # (B, n)
+        self.W = np.atleast_2d(W)  # (B, n)
         self.count = np.cumsum(self.W, axis=1)  # (B, n) positions up to and including each row's block
         self.before = self.count - self.W  # (B, n) b_i: positions before each row's block
         self.N = self.count[:, -1] if self.n else np.zeros(len(self.W), np.int64)  # (B,) expanded list lengths
@@ -188,7 +215,7 @@ def aurc(losses,  # (n,) losses in accept order, failures last
     m = _multiplicities(weights, len(losses))
     with np.errstate(invalid="ignore", divide="ignore"): return m.result(m.aurc_coefficients @ losses / m.N)
 
-# %% ../nbs/05_selective.ipynb #dde52917
+# %% ../nbs/05_selective.ipynb #98cee4bb
 def eaurc(losses,  # (n,) losses in accept order, failures last
           weights=None,  # optional (n,) or (B, n) integer multiplicities of the rows (or `Multiplicities`)
          ):  # float, or (B,) array for (B, n) weights
@@ -200,16 +227,29 @@ def oracle_aurc(losses,  # (n,) losses, in any order (the oracle sorts them)
                ):  # float, or (B,) array for (B, n) weights
     "The AURC of the losses sorted ascending: the best any confidence score could do; independent of the order."
     losses = np.asarray(losses, dtype=float)
-    best = np.argsort(losses, kind="stable")
-    if weights is None: return aurc(losses[best])
     if len(losses) == 0: return aurc(losses, weights)
-    m = _multiplicities(weights, len(losses))
-    # the oracle's expanded list is the sorted losses; rows with equal losses merge into one block (bin_error has two)
-    sorted_losses = losses[best]
-    first_of_value = np.flatnonzero(np.r_[True, sorted_losses[1:] != sorted_losses[:-1]])
-    oracle = Multiplicities(np.add.reduceat(m.W[:, best], first_of_value, axis=1))
-    oracle.one_dimensional = m.one_dimensional
-    return aurc(sorted_losses[first_of_value], oracle)
+    # the oracle's expanded list is the sorted losses; rows with equal losses merge into one block
+    low, high = losses.min(), losses.max()
+    is_low = losses == low
+    two_values = bool(np.all(is_low | (losses == high)))  # bin_error: two blocks, counted without a sort
+    if two_values:
+        values = np.array([low, high])
+        if weights is None: blocks, one_dimensional = np.array([[is_low.sum(), len(losses) - is_low.sum()]]), True
+        else:
+            m = _multiplicities(weights, len(losses))
+            low_count = m.W @ is_low
+            blocks, one_dimensional = np.stack([low_count, m.N - low_count], axis=1), m.one_dimensional
+    elif weights is None: return aurc(np.sort(losses))
+    else:
+        m = _multiplicities(weights, len(losses))
+        best = np.argsort(losses)
+        sorted_losses = losses[best]
+        first_of_value = np.flatnonzero(np.r_[True, sorted_losses[1:] != sorted_losses[:-1]])
+        values, blocks = sorted_losses[first_of_value], np.add.reduceat(m.W[:, best], first_of_value, axis=1)
+        one_dimensional = m.one_dimensional
+    oracle = Multiplicities(blocks)
+    oracle.one_dimensional = one_dimensional
+    return aurc(values, oracle)
 
 # %% ../nbs/05_selective.ipynb #a733e17b
 def augrc(losses,  # (n,) losses in accept order, failures last
@@ -257,7 +297,7 @@ def pool_of(ids,  # (n,) comparison ids `{pack}/{h(anchor)}__{h(candidate)}`
     "The pool (pack and anchor) of each comparison id."
     return np.strings.partition(np.asarray(ids, dtype=str), "__")[0]
 
-# %% ../nbs/05_selective.ipynb #8b22d9a0
+# %% ../nbs/05_selective.ipynb #59c57503
 class RegretPools:
     "The order-independent part of set-level regret, computed once per set of rows; `curves` then runs per accept order."
     def __init__(self,
@@ -269,46 +309,64 @@ class RegretPools:
                 ):
         self.parsed, S = np.asarray(parsed, dtype=bool), np.asarray(S, dtype=float)
         self.n = n = len(S)
-        # every row's rank as a pick: highest E_l first, then comparison id, then row index
-        by_rank = sort_rows(-np.asarray(E_l, dtype=float), ids)
-        self.rank = np.empty(n, np.int64); self.rank[by_rank] = np.arange(n)
+        # every parsed row's rank as a pick: highest E_l first, then comparison id, then row index (other rows are
+        # never picked, so they need no rank: they get n, after every parsed row)
+        candidates = np.flatnonzero(self.parsed)
+        self.pick_order = sort_rows(-np.asarray(E_l, dtype=float), ids, rows=candidates)
+        self.rank = np.full(n, n, np.int64); self.rank[self.pick_order] = np.arange(len(candidates))
         self.group = pd.factorize(np.asarray(pool))[0]  # any consistent codes group the rows (hashing, no sort)
         self.group = self.group.astype(np.int16 if self.group.max(initial=0) < 2 ** 15 else np.int64)  # radix-sortable
-        ascending = np.argsort(S, kind="stable")  # ranks of x (log2 is monotone: the same for both regrets)
-        self.x_code = np.empty(n, np.int64); self.x_code[ascending] = np.arange(1, n + 1)
+        # rows by ascending S (log2 is monotone: the same for both regrets); ties in any order, they share their x
+        self.ascending = np.argsort(S)
+        self.x_code = np.empty(n, np.int64); self.x_code[self.ascending] = np.arange(1, n + 1)
         self.x = {False: S, True: np.log2(S)}  # regret = max x over a pool's rows - x of its pick
-        self.x_of_rank = {lg: np.append(x[by_rank], 0.0) for lg, x in self.x.items()}
-        self.x_ascending = {lg: np.append(0.0, x[ascending]) for lg, x in self.x.items()}
+        self.x_of_rank = {lg: np.r_[x[self.pick_order], np.zeros(n + 1 - len(candidates))] for lg, x in self.x.items()}
+        self.x_ascending = {lg: np.append(0.0, x[self.ascending]) for lg, x in self.x.items()}
 
-    def curves(self,
-               order,  # (n,) row indices in accept order (from `order_rows`)
-               weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
-               log2s=(False, True),  # which curves: False = regret (max S - S of pick), True = log2_regret
-              ) -> list:  # one (n,) R_k per entry of `log2s`; with (B, n) weights (B, n): R after each row's block
-        "Regret curves in one accept order: mean over pools with an accepted row of each pool's regret."
+    def arrange(self,
+                order,  # (n,) row indices in accept order (from `order_rows`)
+               ) -> SimpleNamespace:  # pass it to `curves` as `order` to reuse it
+        "The part of `curves` that depends on the accept order only: rows grouped by pool, and their pick ranks."
         order = np.asarray(order, dtype=np.int64)
         n = self.n
-        m = None if weights is None else _multiplicities(weights, n)
-        if n == 0: return [np.zeros((0,) if m is None or m.one_dimensional else (len(m.W), 0)) for _ in log2s]
-        included = np.ones((1, n), bool) if m is None else m.W > 0
         group = self.group[order]
         by_pool = np.argsort(group, kind="stable")  # rows grouped by pool, in accept order inside each pool
         rows = order[by_pool]
         g = group[by_pool]
-        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-        offset = (len(starts) - 1 - g.astype(np.int64)) * (n + 1)  # later pools get smaller offsets
-        inc = included[:, by_pool]
+        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if n else np.zeros(0, np.int64)
+        back = np.empty(n, np.int64); back[by_pool] = np.arange(n)  # grouped -> accept order
+        return SimpleNamespace(order=order, by_pool=by_pool, g=g, starts=starts, back=back,
+                               offset=(len(starts) - 1 - g.astype(np.int64)) * (n + 1),  # later pools get smaller offsets
+                               pick_rank=self.parsed[rows] * (n - self.rank[rows]),  # n - rank if the row can be picked, else 0
+                               x_code=self.x_code[rows])
+
+    def curves(self,
+               order,  # (n,) row indices in accept order (from `order_rows`), or `arrange(order)`
+               weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
+               log2s=(False, True),  # which curves: False = regret (max S - S of pick), True = log2_regret
+              ) -> list:  # one (n,) R_k per entry of `log2s`; with (B, n) weights (B, n): R after each row's block
+        "Regret curves in one accept order: mean over pools with an accepted row of each pool's regret."
+        a = order if isinstance(order, SimpleNamespace) else self.arrange(order)
+        n = self.n
+        if weights is None: included, one_dimensional = np.ones((1, n), bool), True
+        elif isinstance(weights, Multiplicities): included, one_dimensional = _multiplicities(weights, n).W > 0, weights.one_dimensional
+        else:  # only which rows are present matters here: no need for the cumulative sums of `Multiplicities`
+            W = _checked_weights(weights)
+            if W.shape[-1] != n: _multiplicities(Multiplicities(W), n)  # raises the usual shape error
+            included, one_dimensional = np.atleast_2d(W) > 0, W.ndim == 1
+        if n == 0: return [np.zeros((0,) if one_dimensional else (len(included), 0)) for _ in log2s]
+        g, starts, offset, back = a.g, a.starts, a.offset, a.back
+        inc = included[:, a.by_pool]
         # (the (B, n) work arrays are updated in place: fresh temporaries of this size cost more than the arithmetic)
-        pick = (inc & self.parsed[rows]) * (n - self.rank[rows])
+        pick = inc * a.pick_rank
         np.subtract(n + offset, pick, out=pick)  # eligible rows: rank + offset; others: n + offset (= no pick)
         np.minimum.accumulate(pick, axis=1, out=pick)
         pick -= offset  # (B, n) best rank accepted so far in the row's pool; n = none yet
         has_pick = pick < n
-        top_code = np.maximum.reduceat(inc * self.x_code[rows], starts, axis=1)  # 0 = no included row
+        top_code = np.maximum.reduceat(inc * a.x_code, starts, axis=1)  # 0 = no included row
         opened = has_pick.copy()  # a pool enters the mean at its first pick
         opened[:, 1:] &= ~has_pick[:, :-1]
         opened[:, starts] = has_pick[:, starts]
-        back = np.empty(n, np.int64); back[by_pool] = np.arange(n)  # grouped -> accept order
         n_open = np.cumsum(opened[:, back], axis=1, dtype=np.int32)
         out = []
         for lg in log2s:
@@ -321,7 +379,7 @@ class RegretPools:
             change -= step
             curve = np.cumsum(change[:, back], axis=1, out=step)
             with np.errstate(invalid="ignore", divide="ignore"): curve /= n_open
-            out.append(curve[0] if m is None or m.one_dimensional else curve)
+            out.append(curve[0] if one_dimensional else curve)
         return out
 
 def regret_curve(order,  # (n,) row indices in accept order (from `order_rows`)
@@ -363,7 +421,7 @@ def curve_risk_at(curve,  # (n,) risk curve R_k, or (B, n) with (B, n) weights
     value = np.take_along_axis(np.broadcast_to(curve, m.W.shape), m.block_holding(k)[:, None], axis=1)[:, 0]
     return m.result(np.where((k >= 1) & (k <= m.n_parsed(n_parsed)), value, np.nan))
 
-# %% ../nbs/05_selective.ipynb #44d44119
+# %% ../nbs/05_selective.ipynb #75d0121b
 DEFAULT_COVERAGES = (0.10, 0.25, 0.50, 0.75)  # coverages reported as risk_at_XX by default
 
 def coverage_name(coverage:float,  # c in (0, 1], a multiple of 0.01
@@ -381,10 +439,16 @@ def loss_summary(losses,  # (n,) losses in accept order, failures last
                  oracle=None,  # `oracle_aurc` of these losses and weights, if already known (it does not depend on the order)
                 ) -> dict:  # {"aurc", "eaurc", "augrc", "risk_at_XX"...} -> float, or (B,) arrays with (B, n) weights
     "Every selective summary of one pointwise loss."
-    if weights is not None: weights = _multiplicities(weights, len(losses))
-    area = aurc(losses, weights)
+    if weights is not None:
+        weights = _multiplicities(weights, len(losses))
+        area, area_generalised = aurc(losses, weights), augrc(losses, weights)
+    else:  # `aurc` and `augrc` from one cumulative sum (the same arithmetic as the two functions)
+        losses = np.asarray(losses, dtype=float)
+        totals = np.cumsum(losses)
+        area = float((totals / np.arange(1, len(losses) + 1)).mean())
+        area_generalised = float(totals.sum() / len(losses) ** 2)
     if oracle is None: oracle = oracle_aurc(losses, weights)
-    out = dict(aurc=area, eaurc=area - oracle, augrc=augrc(losses, weights))
+    out = dict(aurc=area, eaurc=area - oracle, augrc=area_generalised)
     return out | {coverage_name(c): risk_at(losses, n_parsed, c, weights) for c in coverages}
 
 def curve_summary(curve,  # (n,) risk curve (e.g. regret), or (B, n) with (B, n) weights

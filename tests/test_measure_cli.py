@@ -138,3 +138,24 @@ def test_measure_anchor_measures_the_pair_and_blames_a_wrong_anchor(tmp_path):
     bad = run('measure', '--pack', 'fp8_quant', '--candidate', fp8, '--anchor', zeros, '--case-set', 'smoke', '--backend', 'cpu')
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert 'status: anchor_failed (anchor status: incorrect (case c0: checker' in bad.stdout, bad.stdout
+
+
+def test_baselines_ranks_submissions_and_resumes(tmp_path):
+    "`baselines` on the cpu back-end: two submissions re-measured, the incorrect one unranked, published ratios, a rerun reuses both."
+    pack = get_pack('gdn_chunk_fwd_o')
+    subs = tmp_path / 'subs'
+    subs.mkdir()
+    write(subs / 'seed.py', pack.seed_kernel)
+    write(subs / 'zeros.py', 'import torch\ndef custom_kernel(data):\n    return torch.zeros_like(data[2])  # v_new-shaped zeros: o has its shape\n')
+    write(subs / 'published.json', json.dumps({'seed': 50.0}))
+    out = tmp_path / 'baselines.jsonl'
+    result = run('baselines', '--pack', pack.name, '--submissions', subs, '--out', out, '--backend', 'cpu', '--repeats', '1', '--config', QUICK)
+    assert result.returncode == 0, result.stdout + result.stderr
+    records = {r['name']: r for r in map(json.loads, out.read_text().splitlines())}
+    assert records['seed']['rank_all'] == 1 and records['seed']['geomean_us'] > 0, records['seed']
+    assert records['seed']['ratio_to_published'] == records['seed']['geomean_us'] / 50.0
+    assert records['zeros']['rank_all'] is None and records['zeros']['runs'][0]['status'] == 'incorrect', records['zeros']
+    assert 'Caveats: leaderboard numbers are context' in result.stdout
+    again = run('baselines', '--pack', pack.name, '--submissions', subs, '--out', out, '--backend', 'cpu', '--repeats', '1', '--config', QUICK)
+    assert again.returncode == 0 and again.stderr.count('reused from baselines.jsonl') == 2, again.stderr
+    assert run('baselines', '--pack', pack.name, '--submissions', tmp_path / 'none', '--out', out, '--backend', 'cpu').returncode == 2

@@ -126,7 +126,7 @@ def custom_kernel(data: input_t) -> output_t:
     return F.linear(out * torch.sigmoid(F.linear(xh, weights["out_gate.weight"])), weights["to_out.weight"])
 '''
 
-# %% ../../nbs/11_trimul.ipynb #e18b7a69
+# %% ../../nbs/11_trimul.ipynb #f2d49fcb
 _KEYS_C = ("N", "bs", "dim", "nomask", "dist", "seed")
 _KEYS_B = ("bs", "N", "dim", "nomask", "dist", "seed")
 TRIMUL_PAPER_CORRECTNESS = [dict(zip(_KEYS_C, r)) for r in [
@@ -157,7 +157,9 @@ TRIMUL_PACK = register_pack(KernelPack(
     case_sets={"paper": CaseSet("paper", _mk("paper", "correctness", TRIMUL_PAPER_CORRECTNESS), _mk("paper", "benchmark", TRIMUL_PAPER_BENCHMARK), TRIMUL_TOLERANCES),
                "hardened": CaseSet("hardened", _mk("hardened", "correctness", TRIMUL_PAPER_CORRECTNESS), _mk("hardened", "benchmark", TRIMUL_PAPER_BENCHMARK),
                                    TRIMUL_TOLERANCES, generator="hardened", reference_variant="hardened", has_hidden=True),
-               "smoke": CaseSet("smoke", _mk("smoke", "correctness", TRIMUL_PAPER_CORRECTNESS[:2]), (), TRIMUL_TOLERANCES)},
+               "smoke": CaseSet("smoke", _mk("smoke", "correctness", TRIMUL_PAPER_CORRECTNESS[:2]), (), TRIMUL_TOLERANCES),
+               "paper_nomask": CaseSet("paper_nomask", _mk("paper_nomask", "correctness", [a for a in TRIMUL_PAPER_CORRECTNESS if a["nomask"]]),
+                                       _mk("paper_nomask", "benchmark", [a for a in TRIMUL_PAPER_BENCHMARK if a["nomask"]]), TRIMUL_TOLERANCES)},
     make_input=make_trimul_input, reference_fn=trimul_reference, reference_code=TRIMUL_REFERENCE_CODE,
     seed_kernel=TRIMUL_SEED_KERNEL, min_bytes_fn=lambda a: 2 * a["bs"] * a["N"] ** 2 * a["dim"] * 4,
     format_case=trimul_format_case, determinism_ctx=trimul_determinism))
