@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #a9f60398
+# %% ../nbs/50_runbook.ipynb #3c2f2c67
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -86,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--repeats", type=_positive_int, default=3, help="fresh evaluations per submission (default 3)")
     b.add_argument("--config", default=None, help="EvalConfig overrides: a JSON file or an inline JSON object")
     b.add_argument("--ledger", default=None, help="append one JSON line per evaluation to this file")
+    t = commands.add_parser("train", help="GRPO training of a surrogate (resumable: rerun to continue)")
+    t.add_argument("--config", required=True, help="a training config JSON (path, or name under the shipped configs, e.g. training/correctness.json)")
+    t.add_argument("--output-dir", required=True, help="run directory: checkpoints, metrics, training_artifact.json; rerun to resume")
+    t.add_argument("--backend", choices=("tinker", "local"), default=None, help="override the config's backend.kind")
+    t.add_argument("--debug", action="store_true", help="1 step, 1 group of 2, max_tokens 1024, on 4 rows; checkpoints 000001 and final")
     commands.add_parser("packs", help="list the kernel packs, their case sets and case counts")
     v = commands.add_parser("verify-gpu", help="the GPU verification protocol on this machine's first GPU (packs, hardened cases, faults, exploits, noise)")
     v.add_argument("--json", default=None, help="also write the report to this file")
@@ -93,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--steps", type=_labels, default=("packs", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #1df3bde5
+# %% ../nbs/50_runbook.ipynb #211e9f5e
 def _dispatch(args) -> int:
     if args.command == "search":
         from gpu_forecasters.search.driver import search_command
@@ -121,6 +126,9 @@ def _dispatch(args) -> int:
         from gpu_forecasters.backends import baselines_command
         return baselines_command(args.pack, args.submissions, args.out, backend=args.backend, gpu=args.gpu, case_set=args.case_set,
                                  repeats=args.repeats, config=args.config, ledger_path=args.ledger)
+    if args.command == "train":
+        from gpu_forecasters.training.grpo import train_command
+        return train_command(args.config, args.output_dir, backend=args.backend, debug=args.debug)
     if args.command == "packs":
         from gpu_forecasters.backends import packs_command
         return packs_command()
