@@ -6,18 +6,18 @@
 __all__ = ['CONFIG_DIR', 'DTYPES', 'EVAL_SET_COLUMNS', 'PREDICTION_COLUMNS', 'PREDICTION_EXTRA_COLUMNS',
            'PREDICTION_EXTRA_DEFAULTS', 'RL_POOL_COLUMNS', 'DISCOVERY_PAIR_COLUMNS', 'SEARCH_EVENT_COLUMNS',
            'SEARCH_SUMMARY_COLUMNS', 'PUBLISHED_SURROGATES', 'DATASETS', 'PAYLOAD_FIELDS', 'sha12',
-           'SUPPORTED_SUFFIXES', 'SAMPLE_DIR', 'SAMPLE_ERROR', 'MISSING_PREDICTION_ERROR', 'LEAKAGE_RULES',
-           'LEAKAGE_COLUMNS', 'SAMPLE_GENERATOR_VERSION', 'SAMPLE_SURROGATES', 'SchemaError', 'BinConsistencyError',
-           'ConfigError', 'SampleDataError', 'HubPushError', 'DatasetUnavailableError', 'atomic_writer',
-           'atomic_write_bytes', 'atomic_write_text', 'resolve_config_path', 'load_json_config', 'Column',
-           'DatasetSpec', 'drop_nulls', 'clean_payload', 'pair_id', 'id_format_report', 'normalise_df',
-           'predictions_frame', 'check_bins', 'duplicate_report', 'ValidationReport', 'validate_df', 'prob_matrix',
-           'parse_jsonl', 'read_table_file', 'resolve_local', 'sample_manifest', 'sample_bytes', 'load_eval_set',
-           'load_predictions', 'read_scoring_output', 'load_discovery_predictions', 'load_rl_pool',
-           'load_discovery_pairs', 'list_search_configs', 'load_search_events', 'load_search_summaries', 'MetricsInput',
-           'dedupe_for_metrics', 'strip_comments', 'strip_code_columns', 'line_leakage', 'detect_label_leakage',
-           'leakage_rows', 'arrow_table', 'jsonl_text', 'export_table', 'export_hub_layout', 'push_to_hub',
-           'generate_sample', 'comparison_id']
+           'SUPPORTED_SUFFIXES', 'SAMPLE_DIR', 'SAMPLE_ERROR', 'MEASURED_DIR', 'MEASURED_SETS', 'MEASURED_FILES',
+           'MISSING_PREDICTION_ERROR', 'LEAKAGE_RULES', 'LEAKAGE_COLUMNS', 'SAMPLE_GENERATOR_VERSION',
+           'SAMPLE_SURROGATES', 'SchemaError', 'BinConsistencyError', 'ConfigError', 'SampleDataError', 'HubPushError',
+           'DatasetUnavailableError', 'atomic_writer', 'atomic_write_bytes', 'atomic_write_text', 'resolve_config_path',
+           'load_json_config', 'Column', 'DatasetSpec', 'drop_nulls', 'clean_payload', 'pair_id', 'id_format_report',
+           'normalise_df', 'predictions_frame', 'check_bins', 'duplicate_report', 'ValidationReport', 'validate_df',
+           'prob_matrix', 'parse_jsonl', 'read_table_file', 'resolve_local', 'sample_manifest', 'sample_bytes',
+           'measured_manifest', 'measured_bytes', 'load_eval_set', 'load_predictions', 'read_scoring_output',
+           'load_discovery_predictions', 'load_rl_pool', 'load_discovery_pairs', 'list_search_configs',
+           'load_search_events', 'load_search_summaries', 'MetricsInput', 'dedupe_for_metrics', 'strip_comments',
+           'strip_code_columns', 'line_leakage', 'detect_label_leakage', 'leakage_rows', 'arrow_table', 'jsonl_text',
+           'export_table', 'export_hub_layout', 'push_to_hub', 'generate_sample', 'comparison_id']
 
 # %% ../nbs/04_data.ipynb #e1b921c3
 import ast, gzip, hashlib, io, json, logging, math, os, random, re, tokenize
@@ -905,11 +905,11 @@ def read_table_file(path, # a .parquet, .jsonl, .jsonl.gz or .json file
     rows, lines = parse_jsonl(data, str(path), allow_truncated_tail=allow_truncated_tail)
     return pd.DataFrame.from_records(rows), lines
 
-# %% ../nbs/04_data.ipynb #8f7afa1c
+# %% ../nbs/04_data.ipynb #dc8ddc6f
 def _source_kind(source) -> str:
-    if isinstance(source, str) and source in ("hub", "sample"): return source
+    if isinstance(source, str) and source in ("hub", "sample", *MEASURED_SETS): return source
     if isinstance(source, (str, os.PathLike)): return "path"
-    raise TypeError(f"source must be 'hub', 'sample' or a path, got {source!r}")
+    raise TypeError(f"source must be 'hub', 'sample', a measured set ({', '.join(MEASURED_SETS)}) or a path, got {source!r}")
 
 def _local_patterns(spec: DatasetSpec, config: str) -> list[tuple[str, bool]]:
     "Glob patterns tried in a directory, in order, each with whether the file holds every config."
@@ -980,6 +980,28 @@ def _sample_search_configs() -> list[str]:
     files = sample_manifest().get("files", {})
     return sorted(Path(f).stem for f in files if f.startswith("search_events/") and not f.endswith("/_summaries.jsonl"))
 
+# %% ../nbs/04_data.ipynb #714abec1
+MEASURED_DIR = Path(_bins.__file__).parent / "measured_data"  # eval sets measured on real GPUs (package data)
+MEASURED_SETS = ("h200",)  # their names, accepted as a `source` by `load_eval_set` and `load_predictions`
+MEASURED_FILES = {"eval_set": "eval_set.jsonl", "predictions": "predictions.jsonl"}  # what a measured set holds
+
+def measured_manifest(name: str) -> dict:
+    "The MANIFEST.json of a measured eval set: hardware, how it was measured, each file's row count and sha256."
+    p = MEASURED_DIR / name / "MANIFEST.json"
+    try: return json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e: raise SampleDataError(f"{p}: measured set {name!r} missing or modified; reinstall the package ({_one_line(e)})") from None
+
+def measured_bytes(name: str, # a measured set, e.g. "h200"
+                   relpath: str, # a file of it, e.g. "eval_set.jsonl"
+                  ) -> bytes:
+    "The bytes of one file of a measured set, after checking them against its manifest."
+    entry, p = measured_manifest(name).get("files", {}).get(relpath), MEASURED_DIR / name / relpath
+    if entry is None: raise SampleDataError(f"{p}: not listed in MANIFEST.json of measured set {name!r}")
+    try: data = p.read_bytes()
+    except OSError as e: raise SampleDataError(f"{p}: measured set {name!r} incomplete ({_one_line(e)})") from None
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]: raise SampleDataError(f"{p}: sha256 differs from MANIFEST.json of measured set {name!r}")
+    return data
+
 # %% ../nbs/04_data.ipynb #9ba3e8fe
 def _read_hub(spec: DatasetSpec, config: str, revision: str) -> pa.Table:
     try:
@@ -996,7 +1018,7 @@ def _resolved_sha(hf_id: str, revision: str) -> tuple[str | None, str | None]:
         return HfApi().dataset_info(hf_id, revision=revision).sha, None
     except Exception as e: return None, f"could not resolve the commit sha of {hf_id}@{revision}: {_one_line(e)}"
 
-# %% ../nbs/04_data.ipynb #d731263a
+# %% ../nbs/04_data.ipynb #44593691
 def _load(dataset: str, source, config: str = "combined", revision: str = "main", *, outcomes=8, validate: bool = True,
           strict: bool = True, strict_counts: bool = False, select=None) -> tuple[pd.DataFrame, ValidationReport]:
     spec = DATASETS[dataset]
@@ -1022,6 +1044,13 @@ def _load(dataset: str, source, config: str = "combined", revision: str = "main"
         rows, lines = parse_jsonl(sample_bytes(rel), origin)  # the sample is checked by sha256: never truncated
         raw, whole = pd.DataFrame.from_records(rows), not per_config_file
         if config == "combined" or spec.config_column is None: expected = sample_manifest()["files"][rel]["rows"]
+    elif kind in MEASURED_SETS:
+        rel = MEASURED_FILES.get(dataset)
+        if rel is None: raise ValueError(f"the measured set {kind!r} holds only {' and '.join(MEASURED_FILES)}, not {dataset}; use 'sample', 'hub' or a path")
+        origin = f"{kind} ({rel})"
+        rows, lines = parse_jsonl(measured_bytes(kind, rel), origin)
+        raw, whole = pd.DataFrame.from_records(rows), True
+        if config == "combined": expected = measured_manifest(kind)["files"][rel]["rows"]
     else: raw, lines, origin, whole = _read_local(spec, source, config)
     if whole: raw = _select_config(raw, spec, config, origin)
     if select is not None: raw, expected = select(raw, origin), None
@@ -1039,8 +1068,8 @@ def _load(dataset: str, source, config: str = "combined", revision: str = "main"
     df.attrs = {"source": origin, "dataset": dataset, "config": config, "sample": kind == "sample"}
     return df, report
 
-# %% ../nbs/04_data.ipynb #7f0d806d
-def load_eval_set(source="sample", # "hub", "sample" or a local path
+# %% ../nbs/04_data.ipynb #2462f7c8
+def load_eval_set(source="sample", # "hub", "sample", a measured set ("h200") or a local path
                   config: str = "combined", # "combined" or a pack
                   revision: str = "main", # Hub revision (branch, tag or commit)
                   *,
@@ -1055,7 +1084,7 @@ def load_eval_set(source="sample", # "hub", "sample" or a local path
                        strict_counts=strict_counts)
     return (df, report) if return_report else df
 
-# %% ../nbs/04_data.ipynb #6a61631c
+# %% ../nbs/04_data.ipynb #9989fe7f
 def _label_filter(surrogates):
     "A row selector keeping the given surrogate labels; unknown labels are an error listing the available ones."
     if surrogates is None: return None
@@ -1069,7 +1098,7 @@ def _label_filter(surrogates):
         return raw[raw["surrogate_label"].isin(wanted).to_numpy()]
     return select
 
-def load_predictions(source="sample", # "hub", "sample", a local file or directory, or a scoring output directory
+def load_predictions(source="sample", # "hub", "sample", a measured set ("h200"), a local file or directory, or a scoring output directory
                      config: str = "combined", # "combined" or a surrogate label
                      surrogates=None, # keep only these labels (a list, or "a,b")
                      revision: str = "main", # Hub revision

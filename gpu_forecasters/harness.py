@@ -4,21 +4,23 @@
 
 # %% auto #0
 __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 'EVALUATION_SCHEMA', 'WATCHED',
-           'WORKER_MARKER_ENV', 'REFERENCE_CACHE_DEPTH', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'TimingStats',
-           'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'case_speedup',
-           'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure',
-           'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'evaluation_feedback',
-           'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'WorkerDied', 'WorkerTimeout', 'descendants',
-           'become_subreaper', 'Worker', 'EvalRequest', 'rotation_slots', 'gpu_state', 'gpu_processes',
-           'foreign_processes', 'our_pids', 'judge_oom_verdict', 'cache_dir', 'ReferenceCache', 'reference_drift',
-           'run_judge', 'device_record', 'Comparison', 'pair_speedups']
+           'WORKER_MARKER_ENV', 'REFERENCE_CACHE_DEPTH', 'KERNELBENCH_IMPORT_TIMEOUT_S', 'COMPARISON_SCHEMA',
+           'EvalConfig', 'rse', 'TimingStats', 'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps',
+           'floor_ns', 'case_speedup', 'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci',
+           'classify_failure', 'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation',
+           'evaluation_feedback', 'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'physical_cores',
+           'worker_cpu_plan', 'judge_worker_cpus', 'WorkerDied', 'WorkerTimeout', 'descendants', 'become_subreaper',
+           'process_cpu_s', 'background_cpu_verdict', 'Worker', 'EvalRequest', 'rotation_slots', 'gpu_state',
+           'gpu_processes', 'foreign_processes', 'our_pids', 'judge_oom_verdict', 'cache_dir', 'ReferenceCache',
+           'reference_drift', 'judged_case_set', 'import_deadline_s', 'run_judge', 'device_record', 'Comparison',
+           'pair_speedups']
 
 # %% ../nbs/18_harness.ipynb #ed97a732
 import dataclasses, hashlib, math, random
 from dataclasses import dataclass, asdict
 import numpy as np
 
-# %% ../nbs/18_harness.ipynb #9771d74c
+# %% ../nbs/18_harness.ipynb #bdee0121
 HARNESS_VERSION = 1  # bumped on any protocol change (part of the reference-timing cache key)
 AGGREGATORS = ("geomean", "min", "arith_mean")
 
@@ -55,10 +57,13 @@ class EvalConfig:
     max_infra_retries: int = 2
     accept_gpu_substitution: bool = False
     keep_samples: bool = True
+    worker_cpus: str = "shared"  # "shared", "separate", "node" or "none": where the two workers run (`worker_cpu_plan`)
+    idle_spin_ms: float = 50.0  # a worker with a CPU of its own spins this long for the next message before it blocks
 
     def __post_init__(self):
         choices = {"check_mode": ("full", "benchmark_only", "correctness_only"),
-                   "reference_timing": ("interleaved", "cached"), "aggregator": AGGREGATORS}
+                   "reference_timing": ("interleaved", "cached"), "aggregator": AGGREGATORS,
+                   "worker_cpus": ("separate", "shared", "node", "none")}
         # case sets are the pack's (paper, hardened, smoke, and e.g. TriMul's paper_nomask): the pack checks the name
         if not isinstance(self.case_set, str) or not self.case_set.replace("_", "").isalnum():
             raise ValueError(f"EvalConfig.case_set must be a case-set name such as 'paper', 'hardened' or 'smoke', got {self.case_set!r}")
@@ -203,7 +208,7 @@ def aggregate_speedups(speedups, aggregator: str = "geomean") -> float:
     x = np.asarray(speedups, dtype=float)
     return {"geomean": geomean, "min": lambda v: float(np.min(v)), "arith_mean": lambda v: float(np.mean(v))}[aggregator](x)
 
-# %% ../nbs/18_harness.ipynb #7b7d9261
+# %% ../nbs/18_harness.ipynb #0a818d8c
 def bootstrap_seed(candidate_sha256: str, pack: str, case_set: str) -> int:
     "The first 8 bytes of sha256(candidate_sha256|pack|case_set), as an integer."
     return int.from_bytes(hashlib.sha256(f"{candidate_sha256}|{pack}|{case_set}".encode()).digest()[:8], "big")
@@ -215,14 +220,20 @@ def bootstrap_ratio_ci(candidate: list, # per case: candidate samples (ns)
                        seed: int = 0, # RNG seed (`bootstrap_seed`)
                        level: float = 0.95,
                        aggregator: str = "geomean",
+                       paired=None, # per case: True when sample i of both programs came from iteration i (interleaved)
                       ) -> tuple[list, list]:
     "The CI of the aggregate speedup, and each case's CI: ([lo, hi], [[lo, hi], ...])."
     rng = np.random.default_rng(seed)
     per_case = []
-    for c, a, f in zip(candidate, anchor, floors):
+    for j, (c, a, f) in enumerate(zip(candidate, anchor, floors)):
         c, a = np.asarray(c, dtype=float), np.asarray(a, dtype=float)
-        mc = np.median(c[rng.integers(0, len(c), (B, len(c)))], axis=1)
-        ma = np.median(a[rng.integers(0, len(a), (B, len(a)))], axis=1)
+        if paired is not None and paired[j]:
+            if len(c) != len(a): raise ValueError(f"case {j}: paired samples need equal counts, got {len(c)} and {len(a)}")
+            idx = rng.integers(0, len(c), (B, len(c)))
+            mc, ma = np.median(c[idx], axis=1), np.median(a[idx], axis=1)
+        else:
+            mc = np.median(c[rng.integers(0, len(c), (B, len(c)))], axis=1)
+            ma = np.median(a[rng.integers(0, len(a), (B, len(a)))], axis=1)
         per_case.append(ma / np.maximum(mc, f))
     R = np.stack(per_case, axis=1)  # (B, cases)
     agg = {"geomean": lambda r: np.exp(np.log(r).mean(axis=1)), "min": lambda r: r.min(axis=1), "arith_mean": lambda r: r.mean(axis=1)}[aggregator](R)
@@ -527,7 +538,7 @@ def global_flags(torch) -> dict:
             "cudnn.enabled": b.cudnn.enabled, "cudnn.benchmark": b.cudnn.benchmark,
             "cudnn.deterministic": b.cudnn.deterministic, "cudnn.allow_tf32": b.cudnn.allow_tf32}
 
-# %% ../nbs/18_harness.ipynb #5c7f243c
+# %% ../nbs/18_harness.ipynb #4bf01b6d
 WORKER_MARKER_ENV = "GPU_FORECASTERS_WORKER"
 
 def _cpu_list(text: str) -> set[int]:
@@ -549,15 +560,51 @@ def gpu_local_cpus(torch) -> set[int] | None:
     except (OSError, ValueError): return None
     return (cpus & os.sched_getaffinity(0)) or None
 
-def _pin_to_gpu_node(torch) -> list[int] | None:
-    "Pin this worker to the GPU's NUMA node ($GPU_FORECASTERS_WORKER_CPUS overrides): launches from the far socket are slower."
-    cpus = _cpu_list(os.environ["GPU_FORECASTERS_WORKER_CPUS"]) if os.environ.get("GPU_FORECASTERS_WORKER_CPUS") else gpu_local_cpus(torch)
+def physical_cores(cpus, # CPU numbers
+                   siblings=None, # cpu -> the set of its SMT siblings (default: read from sysfs; {cpu} when unknown)
+                  ) -> list[list[int]]:
+    "`cpus` grouped by physical core (SMT siblings together), each group sorted, groups in CPU order."
+    def from_sysfs(cpu):
+        try:
+            with open(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list") as f: return _cpu_list(f.read())
+        except (OSError, ValueError): return {cpu}
+    siblings, cpus, groups, seen = siblings or from_sysfs, set(cpus), [], set()
+    for cpu in sorted(cpus):
+        if cpu in seen: continue
+        group = sorted((set(siblings(cpu)) | {cpu}) & cpus)
+        seen |= set(group); groups.append(group)
+    return groups
+
+def worker_cpu_plan(mode: str, # `EvalConfig.worker_cpus`
+                    cpus, # the CPUs the workers may use (the GPU's NUMA node); None or empty: unknown
+                    siblings=None, # passed to `physical_cores`
+                   ) -> dict:
+    "The CPUs of the `anchor` and `candidate` workers (a sorted list, or None: not pinned) and whether each may spin while idle."
+    cpus = sorted(cpus or ())
+    plan = lambda a, c, spin: {"anchor": a, "candidate": c, "spin": spin}
+    if mode == "none" or not cpus: return plan(None, None, True)
+    cores = physical_cores(cpus, siblings)
+    if mode == "shared": return plan(cores[-1], cores[-1], False)  # one core, taking turns: an idle spinner would steal it
+    if mode == "separate" and len(cores) >= 2: return plan(cores[-1], cores[-2], True)
+    if mode not in ("separate", "node"): raise ValueError(f"EvalConfig.worker_cpus must be separate, shared, node or none, got {mode!r}")
+    return plan(cpus, cpus, True)
+
+def judge_worker_cpus(mode: str, device: str) -> dict:
+    "`worker_cpu_plan` for this host: the GPU's NUMA node ($GPU_FORECASTERS_WORKER_CPUS overrides), nothing on cpu."
+    if device == "cpu": return worker_cpu_plan("none", None)
+    import torch
+    override = os.environ.get("GPU_FORECASTERS_WORKER_CPUS")
+    return worker_cpu_plan(mode, _cpu_list(override) if override else gpu_local_cpus(torch))
+
+def _pin(cpus) -> list[int] | None:
+    "Pin this process to `cpus` (None: leave it); the CPUs pinned, or None."
     if not cpus: return None
-    try: os.sched_setaffinity(0, cpus)
+    try: os.sched_setaffinity(0, set(cpus))
     except OSError: return None
     return sorted(cpus)
 
-def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, require_custom_kernel: bool, flush_factor: float = 2.0):
+def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, require_custom_kernel: bool, flush_factor: float = 2.0,
+                 cpus: list | None = None, spin_s: float = 0.05):
     "The untrusted worker: load the candidate, then answer the judge's messages until `stop`."
     os.setpgrp()  # own process group: the judge kills it and every descendant together
     for var, sub in (("TRITON_CACHE_DIR", "triton"), ("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TORCH_EXTENSIONS_DIR", "extensions")):
@@ -568,7 +615,7 @@ def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, req
     import torch, torch.multiprocessing  # noqa: F401  (registers the tensor-sharing reductions)
     if device == "cpu": torch.set_num_threads(4)
     from gpu_forecasters.packs.core import CandidateError, UTILS_SHIM, get_pack, load_candidate
-    cpus = None if device == "cpu" else _pin_to_gpu_node(torch)
+    cpus = None if device == "cpu" else _pin(cpus)
     timer = _HostTimer(time.perf_counter_ns) if device == "cpu" else _CudaTimer(torch, time.perf_counter_ns, flush_factor)
     pack = get_pack(pack_name)
     watch = IntegrityWatch(WATCHED, [sys.modules[_worker_main.__module__]], UTILS_SHIM)
@@ -599,8 +646,8 @@ def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, req
     exported = collections.deque(maxlen=8)  # outputs sent over CUDA IPC must outlive the judge's use of them
     slots, held, keep = [], collections.OrderedDict(), 1
     while True:
-        if device != "cpu":  # spin briefly before blocking: on an H200 host, sleeping 2 ms before a launch-bound call doubled its median
-            spin_until = time.perf_counter() + 0.05
+        if device != "cpu" and spin_s:  # spin briefly before blocking: on an H200 host, sleeping 2 ms before a launch-bound call doubled its median
+            spin_until = time.perf_counter() + spin_s
             while not conn.poll(0) and time.perf_counter() < spin_until: pass
         message = conn.recv()
         kind = message[0]
@@ -645,7 +692,7 @@ def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, req
         else: items = None
         conn.send(("result", items, elapsed, flags, integrity, timer.last_gap_ns, notes))
 
-# %% ../nbs/18_harness.ipynb #ba09a202
+# %% ../nbs/18_harness.ipynb #d21b42ad
 class WorkerDied(Exception):
     "The worker ended without an answer: status `crashed` (reason: exit code or signal)."
     def __init__(self, reason: str): self.reason = reason; super().__init__(reason)
@@ -711,11 +758,30 @@ def _marked_processes(marker: str) -> list[int]:
         if needle in env.split(b"\0"): pids.append(int(entry))
     return pids
 
+def process_cpu_s(pids) -> float:
+    "CPU seconds (user + system, every thread, plus reaped children) that these live processes have used so far."
+    tick, total = os.sysconf("SC_CLK_TCK"), 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f: fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError): continue
+        total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return total / tick
+
+def background_cpu_verdict(used_s: float, # CPU seconds of the candidate's process tree over the timed loop
+                           calls_s: float, # wall seconds of the candidate's own calls in that loop (the judge's clock)
+                          ) -> str | None:
+    "The `interference` message when the candidate's processes used the shared core beyond its own calls, else None."
+    if used_s <= 1.5 * calls_s + 0.25: return None  # slack: the worker's pipe work and the 10 ms tick of the CPU clock
+    return (f"the candidate's processes used {used_s:.2f} s of CPU during the timed loop, its own calls took {calls_s:.2f} s: "
+            "work left running while the reference was timed on the shared core")
+
 _SPAWN_LOCK = threading.Lock()
 
 class Worker:
     "One untrusted candidate process, driven by the judge."
-    def __init__(self, pack_name: str, code: str, device: str = "cpu", require_custom_kernel: bool = False, flush_factor: float = 2.0):
+    def __init__(self, pack_name: str, code: str, device: str = "cpu", require_custom_kernel: bool = False, flush_factor: float = 2.0,
+                 cpus: list | None = None, spin_s: float = 0.05):
         self.workdir = tempfile.mkdtemp(prefix="gpu_forecasters_worker_")
         self.marker = os.path.basename(self.workdir)
         ctx = mp.get_context("spawn")
@@ -723,7 +789,8 @@ class Worker:
         # the target is taken from the installed module: spawn pickles functions by module path, and a function
         # defined in a notebook session lives in `__main__`, which the child does not have
         from gpu_forecasters.harness import _worker_main as target
-        self.process = ctx.Process(target=target, args=(child, pack_name, code, self.workdir, device, require_custom_kernel, flush_factor), daemon=True)
+        self.process = ctx.Process(target=target, args=(child, pack_name, code, self.workdir, device, require_custom_kernel, flush_factor, cpus, spin_s), daemon=True)
+        self.spin_s = spin_s
         self.info = {}  # what the worker reports when loaded (null-call timing, flush size)
         self.started = time.perf_counter()
         from multiprocessing import resource_tracker
@@ -809,7 +876,7 @@ class Worker:
     @property
     def seconds(self) -> float: return time.perf_counter() - self.started
 
-# %% ../nbs/18_harness.ipynb #901cf2ec
+# %% ../nbs/18_harness.ipynb #44b34ac6
 @dataclass(frozen=True)
 class EvalRequest:
     "What to evaluate: a pack, a case set and a candidate (optionally against another anchor than the reference)."
@@ -873,13 +940,17 @@ def _call(worker: Worker, pack, case, data, timeout_s: float, phase: str, result
 def _iteration_case(case, seed: int):
     return dataclasses.replace(case, args={**case.args, "seed": seed})
 
-def _spawn(pack, code: str, request: EvalRequest) -> Worker:
-    return Worker(pack.name, code, request.device, request.config.require_custom_kernel and code != pack.seed_kernel, request.config.flush_factor)
+def _spawn(pack, code: str, request: EvalRequest, role: str = "candidate") -> Worker:
+    "Start the `role` (candidate or anchor) worker on its CPUs (`EvalConfig.worker_cpus`)."
+    config = request.config
+    plan = judge_worker_cpus(config.worker_cpus, request.device)
+    return Worker(pack.name, code, request.device, config.require_custom_kernel and code != pack.seed_kernel, config.flush_factor,
+                  plan[role], config.idle_spin_ms / 1e3 if plan["spin"] else 0.0)
 
-def _start(pack, code: str, request: EvalRequest, worker: Worker | None = None) -> tuple:
+def _start(pack, code: str, request: EvalRequest, worker: Worker | None = None, role: str = "candidate") -> tuple:
     "Spawn a worker (or take one spawned earlier) and wait for its import; (worker, None) or (None, (status, reason, message))."
-    worker = worker or _spawn(pack, code, request)
-    try: answer = worker.receive(request.config.import_timeout_s, "import")
+    worker = worker or _spawn(pack, code, request, role)
+    try: answer = worker.receive(import_deadline_s(pack, request.config), "import")
     except (WorkerTimeout, WorkerDied) as e:
         worker.close()
         return None, ("timeout" if isinstance(e, WorkerTimeout) else "crashed", e.reason, str(e))
@@ -1030,10 +1101,21 @@ def _is_cuda_oom(e: BaseException) -> bool:
     import torch
     return isinstance(e, torch.cuda.OutOfMemoryError) or (isinstance(e, RuntimeError) and "CUDA out of memory" in str(e))
 
-# %% ../nbs/18_harness.ipynb #57e10c56
+# %% ../nbs/18_harness.ipynb #0ac2bf91
 def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: EvalRequest, device_name: str, seed: int,
                     cached: dict | None = None, # a reference-cache entry: the anchor's samples (no anchor worker then)
                    ) -> None:
+    "Time one case. With both workers on one core (`worker_cpus` shared) the judge's thread joins that core meanwhile."
+    cpus = request.config.worker_cpus == "shared" and request.device != "cpu" and "anchor" in workers and workers["candidate"].info.get("worker_cpus")
+    before = None
+    if cpus:
+        try: before = os.sched_getaffinity(0); os.sched_setaffinity(0, set(cpus))
+        except OSError: before = None
+    try: _time_case(pack, case, result, workers, request, device_name, seed, cached)
+    finally:
+        if before: os.sched_setaffinity(0, before)
+
+def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalRequest, device_name: str, seed: int, cached: dict | None) -> None:
     import torch
     from gpu_forecasters.packs.core import input_bytes, iteration_seed
     config, salt, device = request.config, request.config.secret_salt, request.device
@@ -1101,6 +1183,9 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
         elif why == "gpu_processes_unattributed": result.notes["gpu_processes"] = why
 
     samples, overheads = {p: [] for p in workers}, []
+    # workers sharing a core: the candidate's process tree may use the CPU only while it is being called
+    watch_cpu = cuda and "anchor" in workers and cand.spin_s == 0 and os.path.isdir("/proc")
+    cpu_before, cand_wall_ns = process_cpu_s(_marked_processes(cand.marker)) if watch_cpu else 0.0, 0
     # the candidate's outputs are re-checked; so are an untrusted anchor's (`compare`: another candidate, not the reference)
     checked = [p for p in workers if p == "candidate" or request.anchor_code is not None]
     schedules = {p: RecheckSchedule(prob=config.recheck_prob, rotation_slots=R, min_rechecks=config.min_rechecks) for p in checked}
@@ -1114,6 +1199,7 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
             if timed is None: return
             samples[program].append(timed[0])
             if program == "candidate":
+                cand_wall_ns += timed[1]
                 overheads.append(timed[1] - timed[0])
                 if timed[1] < timed[0] - 5_000:
                     _fail(result, "incorrect", "timing_mismatch", f"timed iteration {i}: the worker reported {timed[0]} ns, the judge waited {timed[1]} ns"); return
@@ -1123,6 +1209,11 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
         stop, flags = stop_decision(samples, time.perf_counter() - start, config)
         if stop: break
     if cuda: result.device_state["end"] = gpu_state(_cuda_uuid())
+    if watch_cpu:
+        used = process_cpu_s(_marked_processes(cand.marker)) - cpu_before
+        result.notes["candidate_cpu_s"] = f"{used:.2f} (its calls took {cand_wall_ns / 1e9:.2f} s)"
+        message = background_cpu_verdict(used, cand_wall_ns / 1e9)
+        if message: _fail(result, "incorrect", "interference", message); return
     overhead = float(np.median(overheads))
     result.notes["judge_overhead_us"] = f"{overhead / 1e3:.1f} (null call {o_null / 1e3:.1f})"
     if cuda and overhead > 3 * o_null + 50_000 + 0.2 * float(np.median(samples["candidate"])):
@@ -1156,7 +1247,8 @@ def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: Eval
     result.floor_ns = floor
     result.speedup, speed_flags = case_speedup(result.anchor.median_ns, result.candidate.median_ns, floor, config.excessive_speedup)
     result.floored = "below_floor" in speed_flags
-    result.speedup_ci = bootstrap_ratio_ci([samples["candidate"]], [anchor_samples], [floor], B=config.bootstrap_resamples, seed=seed)[0]
+    result.speedup_ci = bootstrap_ratio_ci([samples["candidate"]], [anchor_samples], [floor], B=config.bootstrap_resamples, seed=seed,
+                                           paired=[bool(samples.get("anchor"))])[0]
     clock = result.device_state.get("start", {})
     boost = {"clock_not_at_boost"} if clock.get("sm_clock_mhz") and clock.get("sm_clock_max_mhz") and clock["sm_clock_mhz"] < 0.95 * clock["sm_clock_max_mhz"] else set()
     nvml = {"no_nvml"} if cuda and not clock else set()
@@ -1237,7 +1329,25 @@ def reference_drift(cached: dict, median_ns: float) -> bool:
     half = (cached["ci95_ns"][1] - cached["ci95_ns"][0]) / 2
     return abs(median_ns - cached["median_ns"]) > max(0.05 * cached["median_ns"], 3 * half)
 
-# %% ../nbs/18_harness.ipynb #27e1a370
+# %% ../nbs/18_harness.ipynb #43e3b3b3
+KERNELBENCH_IMPORT_TIMEOUT_S = 600.0
+
+def judged_case_set(pack, # a pack
+                    name: str, # the requested case set
+                    config: EvalConfig, # the protocol (`kernelbench_train_mode`)
+                   ):
+    "The case set a candidate is judged on: KernelBench in train mode when the config asks for it."
+    cs = pack.case_set(name)
+    if config.kernelbench_train_mode and getattr(pack, "kind", None) == "kernelbench":
+        from gpu_forecasters.packs.kernelbench import with_train_mode
+        cs = with_train_mode(cs)
+    return cs
+
+def import_deadline_s(pack, config: EvalConfig) -> float:
+    "Seconds a worker may take to import the candidate: `import_timeout_s`, at least 600 s for KernelBench."
+    return max(config.import_timeout_s, KERNELBENCH_IMPORT_TIMEOUT_S) if getattr(pack, "kind", None) == "kernelbench" else config.import_timeout_s
+
+# %% ../nbs/18_harness.ipynb #595197dc
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -1260,7 +1370,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
     started = time.perf_counter()
     become_subreaper()  # orphans of candidate processes are re-parented here and killed at teardown
     pack, config = get_pack(request.pack), request.config
-    cs = pack.case_set(request.case_set)
+    cs = judged_case_set(pack, request.case_set, config)
     code = request.candidate_code
     if not isinstance(code, str): raise TypeError(f"candidate code must be a str, got {type(code).__name__}")
     sha = hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
@@ -1285,7 +1395,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
         if benchmark and config.reference_timing == "interleaved":
             # the anchor starts while the candidate imports and runs its correctness cases: a worker's start (spawn,
             # torch and CUDA, pre-heat, null-call calibration) is ~5 s on an H200 host, a third of an evaluation
-            early_anchor = _spawn(pack, anchor_code, request)
+            early_anchor = _spawn(pack, anchor_code, request, "anchor")
         cand, problem = _start(pack, code, request, cand_process)
         if problem: raise CandidateError(problem[1], problem[2]) if problem[0] == "compile_failed" else _Early(*problem)
         first = True
@@ -1299,7 +1409,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
         def anchor():
             nonlocal anch
             if anch is None:
-                anch, problem = _start(pack, anchor_code, request, early_anchor)
+                anch, problem = _start(pack, anchor_code, request, early_anchor, "anchor")
                 if problem: raise _Early("infra_failure", "anchor", f"the anchor did not load: {problem}")
             return anch
         if all(r.status == "ok" for r in ev.per_case if r.kind == "correctness") and cs.benchmark and config.check_mode != "correctness_only":
@@ -1356,8 +1466,10 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
             ev.reward = aggregate_speedups([r.speedup for r in bench], config.aggregator)
             samples = lambda stats: stats.samples_ns or [stats.median_ns]
             ev.reward_ci = bootstrap_ratio_ci([samples(r.candidate) for r in bench], [samples(r.anchor) for r in bench], [r.floor_ns for r in bench],
-                                              B=config.bootstrap_resamples, seed=seed, aggregator=config.aggregator)[0]
+                                              B=config.bootstrap_resamples, seed=seed, aggregator=config.aggregator,
+                                              paired=[config.reference_timing == "interleaved" and bool(r.anchor.samples_ns) for r in bench])[0]
     ev.device = device_record(request.device, cand.info if cand is not None else {})
+    if anch is not None and anch.info.get("worker_cpus") is not None: ev.device["anchor_worker_cpus"] = anch.info["worker_cpus"]
     ev.flags = sorted(set(ev.flags) | {f for r in ev.per_case for f in r.flags})
     ev.feedback = evaluation_feedback(ev, pack)
     ev.wall_s = ev.gpu_seconds = time.perf_counter() - started
@@ -1385,7 +1497,7 @@ class _Early(Exception):
         self.status, self.reason, self.message = status, reason, message
         super().__init__(message)
 
-# %% ../nbs/18_harness.ipynb #913e252a
+# %% ../nbs/18_harness.ipynb #8ec6e960
 COMPARISON_SCHEMA = "gpu_forecasters.comparison/1"
 
 @dataclass
@@ -1428,7 +1540,8 @@ def pair_speedups(evaluation: Evaluation, # a candidate evaluation timed against
     samples = lambda stats: stats.samples_ns or [stats.median_ns]
     cand, anch = [samples(c.candidate) for c in bench], [samples(c.anchor) for c in bench]
     seed = bootstrap_seed(evaluation.candidate_sha256, evaluation.pack, evaluation.case_set)
-    ci, case_cis = bootstrap_ratio_ci(cand, anch, [0.0] * len(bench), B=resamples, seed=seed)
+    paired = [evaluation.reference_timing == "interleaved" and len(c) == len(a) for c, a in zip(cand, anch)]
+    ci, case_cis = bootstrap_ratio_ci(cand, anch, [0.0] * len(bench), B=resamples, seed=seed, paired=paired)
     rows = [{"case_id": c.case_id, "anchor_median_ns": c.anchor.median_ns, "candidate_median_ns": c.candidate.median_ns,
              "speedup": c.anchor.median_ns / c.candidate.median_ns, "speedup_ci": case_ci} for c, case_ci in zip(bench, case_cis)]
     return geomean([r["speedup"] for r in rows]), ci, rows

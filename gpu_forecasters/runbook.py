@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #3c2f2c67
+# %% ../nbs/50_runbook.ipynb #9148888b
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -91,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--output-dir", required=True, help="run directory: checkpoints, metrics, training_artifact.json; rerun to resume")
     t.add_argument("--backend", choices=("tinker", "local"), default=None, help="override the config's backend.kind")
     t.add_argument("--debug", action="store_true", help="1 step, 1 group of 2, max_tokens 1024, on 4 rows; checkpoints 000001 and final")
+    be = commands.add_parser("build-evalset", help="build an eval set from search logs (harvest, goal-band fills, dedup, leakage, near-edge re-measurement, cap)")
+    be.add_argument("--config", required=True, help="an eval-set builder config JSON (path, or name under the shipped configs, e.g. evalset/sample.json or evalset/toy.json)")
+    be.add_argument("--output-dir", required=True, help="directory for eval_set.jsonl/.parquet, hub/, fills/, dropped_rows.jsonl, manifest.json; rerun to resume fills")
+    be.add_argument("--dry-run", action="store_true", help="harvest, strip, de-duplicate and write the manifest; no fills (LLM) and no re-measurements (GPU)")
+    be.add_argument("--push-to-hub", default=None, metavar="REPO_ID", help="also upload the eval set to this Hub dataset repo (needs network and HF_TOKEN)")
     commands.add_parser("packs", help="list the kernel packs, their case sets and case counts")
     v = commands.add_parser("verify-gpu", help="the GPU verification protocol on this machine's first GPU (packs, hardened cases, faults, exploits, noise)")
     v.add_argument("--json", default=None, help="also write the report to this file")
@@ -98,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--steps", type=_labels, default=("packs", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #211e9f5e
+# %% ../nbs/50_runbook.ipynb #a1dd4064
 def _dispatch(args) -> int:
     if args.command == "search":
         from gpu_forecasters.search.driver import search_command
@@ -129,6 +134,9 @@ def _dispatch(args) -> int:
     if args.command == "train":
         from gpu_forecasters.training.grpo import train_command
         return train_command(args.config, args.output_dir, backend=args.backend, debug=args.debug)
+    if args.command == "build-evalset":
+        from gpu_forecasters.evalset import build_evalset_command
+        return build_evalset_command(args.config, args.output_dir, dry_run=args.dry_run, push_to_hub=args.push_to_hub)
     if args.command == "packs":
         from gpu_forecasters.backends import packs_command
         return packs_command()

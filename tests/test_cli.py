@@ -40,10 +40,44 @@ def test_readme_run_command_writes_every_figure_offline(tmp_path):
     for key in ('tab1_headline', 'tab1_headline_per_repeat', 'paper_summary', 'fig3_per_pack', 'data_report'):
         for ext in ('csv', 'md'): assert (out / 'tables' / f'{key}.{ext}').exists()
     manifest = json.loads((out / 'figures_manifest.json').read_text())
-    assert manifest['options']['sample'] is True and manifest['skipped'].keys() == {'fig4_kernel_search', 'fig5_discovery', 'throughput'}
+    assert manifest['options']['sample'] is True and manifest['skipped'] == {}
     first = {p.name: p.read_bytes() for p in (out / 'tables').iterdir()}
     assert run('figures', '--output-dir', 'out', cwd=tmp_path).returncode == 0
     assert {p.name: p.read_bytes() for p in (out / 'tables').iterdir()} == first
+
+def test_figures_renders_search_and_discovery_keys_from_sample_and_project_runs(tmp_path):
+    assert run('search', '--config', 'toy/standard.json', '--output-dir', tmp_path / 'runs' / 'toy').returncode == 0
+    keys = ('fig4_kernel_search', 'fig5_discovery', 'throughput')
+    result = run('figures', '--only', ','.join(keys), '--search-runs', tmp_path / 'runs', '--output-dir', 'out', cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / 'out'
+    for key in keys:
+        for ext in ('png', 'pdf'): assert (out / 'figures' / f'{key}.{ext}').stat().st_size > 1000
+        for ext in ('csv', 'md'): assert (out / 'tables' / f'{key}.{ext}').exists()
+    assert json.loads((out / 'figures_manifest.json').read_text())['skipped'] == {}
+    import pandas as pd
+    throughput = pd.read_csv(out / 'tables' / 'throughput.csv').set_index('run')
+    for log in sorted((SAMPLE_DIR / 'search_events').glob('*__sample_*.jsonl')):  # counts straight from the sample's events
+        kinds = [json.loads(l)['event_kind'] for l in log.read_text().splitlines()]
+        row = throughput.loc[log.stem]
+        assert (row.candidates_considered, row.paid_evaluations) == (kinds.count('mutation_completed'), kinds.count('evaluation_requested'))
+        assert row.candidates_per_evaluation == kinds.count('mutation_completed') / kinds.count('evaluation_requested')
+    summary = json.loads((tmp_path / 'runs' / 'toy' / 'summary.json').read_text())
+    toy = throughput.loc['runs/toy']
+    assert (toy.paid_evaluations, toy.redispatches, toy['mode']) == (summary['evaluations_paid'], 0, 'standard')
+    trajectories = pd.read_csv(out / 'tables' / 'fig4_kernel_search.csv')
+    for name, traj in trajectories.groupby('run'):
+        assert traj.best_rel.iloc[0] == 1.0 and (traj.best_rel.diff().dropna() >= 0).all(), name
+    logged = pd.read_csv(tmp_path / 'runs' / 'toy' / 'trajectory.csv')
+    assert trajectories[trajectories.run == 'runs/toy'].best.tolist() == logged.best_reward.tolist()
+    pairs = [json.loads(l) for l in sample_lines('discovery_pairs.jsonl')]
+    discovery = pd.read_csv(out / 'tables' / 'fig5_discovery.csv')
+    assert set(discovery.scope) == {'gpu_mode', 'kernelbench_l3', 'combined'} and discovery.surrogate.nunique() == 3
+    assert (discovery[discovery.scope == 'combined'].base_rate == sum(p['g_speedup'] > 1 for p in pairs) / len(pairs)).all()
+    assert discovery.ap_mean.between(0, 1).all()
+    assert '[SAMPLE DATA]' in (out / 'index.html').read_text()
+    missing = run('figures', '--eval-set', SAMPLE_DIR / 'eval_set.jsonl', '--only', 'throughput', '--strict', '--output-dir', tmp_path / 'o')
+    assert_one_line_error(missing, 'no search logs')
 
 def test_metrics_json_is_strict_and_complete(tmp_path):
     result = run('metrics', '--output-dir', tmp_path, '--json', '--n-bootstrap', '100')
@@ -110,3 +144,20 @@ def test_interrupt_exits_130(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert 'interrupted' in err and 'Traceback' not in err
+
+def test_measured_h200_eval_set_renders_offline_with_its_baseline_predictions(tmp_path):
+    "The README's second offline run: the eval set measured on an H200, scored by the baseline surrogates."
+    from gpu_forecasters.data import load_eval_set, load_predictions, measured_manifest
+    result = run('figures', '--eval-set', 'h200', '--predictions', 'h200', '--output-dir', 'out', cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out, manifest = tmp_path / 'out', measured_manifest('h200')
+    index = (out / 'index.html').read_text()
+    assert "synthetic sample, not the paper's results" not in index
+    for key in ('tab1_headline', 'fig1_calibration', 'fig2_forecast_error', 'fig3_per_pack'): assert f"id='{key}'" in index
+    tab = (out / 'tables' / 'tab1_headline.csv').read_text().splitlines()
+    n_rows = manifest['files']['eval_set.jsonl']['rows']
+    assert [l.split(',')[:2] for l in tab[1:]] == [[s, str(n_rows)] for s in ('climatology', 'oracle_noise_0.5', 'uniform')]
+    assert [l.split(',')[7] for l in tab[1:] if l.startswith('uniform')] == ['0.3125']  # 5 of 16 rows in bin 4, the uniform argmax
+    ev, preds = load_eval_set('h200'), load_predictions('h200')
+    assert set(ev.hardware) == {'NVIDIA H200'} and set(preds.comparison_id) == set(ev.comparison_id)
+    assert (ev.true_bin == 4).sum() / len(ev) == 0.3125

@@ -218,7 +218,7 @@ def current_environment(gpu_name: str | None = None, # default: the first CUDA d
     if gpu_name is None: gpu_name = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
     return EvalEnvironment(gpu_name, triton_version, torch.__version__.split("+")[0], custom_kernel_required)
 
-# %% ../../nbs/10_packs.ipynb #78f1c520
+# %% ../../nbs/10_packs.ipynb #9049a123
 class UnsupportedDevice(RuntimeError):
     "A device below the pack's compute capability, or with too little memory for its largest input."
 
@@ -241,6 +241,7 @@ class KernelPack:
     output_buffers: tuple = ()  # input indices that are declared output buffers (NaN-filled before every call)
     min_capability: tuple = (8, 0)
     determinism_ctx: Callable = contextlib.nullcontext  # around the reference
+    candidate_loader: Callable | None = None  # (code, workdir) -> callable(data), for candidates that are not `custom_kernel` functions (KernelBench's `ModelNew`)
 
     def case_set(self, name: str) -> CaseSet:
         "A case set by name; `ValueError` naming the valid ones."
@@ -301,13 +302,16 @@ def _tolerance_text(t: Tolerance) -> str:
     if t.mode == "e4m3_code": return "float8_e4m3fn codes may differ by at most 1"
     return f"rtol {t.rtol:g}, atol {t.atol:g}"
 
-# %% ../../nbs/10_packs.ipynb #24c4c329
+# %% ../../nbs/10_packs.ipynb #eb18d34f
 _REGISTRY: dict = {}
 PACK_MODULES = {  # pack name -> module that registers it
     "trimul": "gpu_forecasters.packs.trimul", "cross_entropy": "gpu_forecasters.packs.cross_entropy",
     "fp8_quant": "gpu_forecasters.packs.fp8_quant", "fp8_quant_e4m3": "gpu_forecasters.packs.fp8_quant",
     "gdn_chunk_fwd_h": "gpu_forecasters.packs.gdn_chunk_fwd_h", "gdn_chunk_fwd_o": "gpu_forecasters.packs.gdn_chunk_fwd_o",
     "gdn_recompute_w_u": "gpu_forecasters.packs.gdn_recompute_w_u",
+    **{name: "gpu_forecasters.packs.kernelbench" for name in ("kb3_8_resnet_basic_block", "kb3_21_efficientnet_mbconv",
+       "kb3_43_mingpt_causal_attention", "kb3_44_minigpt_block", "kb3_48_mamba2_return_y", "kb3_25_shufflenet_unit",
+       "kb3_6_googlenet_inception_module")},
 }
 
 def register_pack(pack: KernelPack) -> KernelPack:
@@ -377,7 +381,7 @@ def require_device(pack: KernelPack, # the pack to run
                                     f"device memory ({DEVICE_MEMORY_FACTOR}x its largest input, {largest / 2**30:.2f} GiB); "
                                     f"{device_name} has {total_memory_bytes / 2**30:.1f} GiB")
 
-# %% ../../nbs/10_packs.ipynb #061ba689
+# %% ../../nbs/10_packs.ipynb #b554098d
 class CandidateError(Exception):
     "A candidate that cannot run: status `compile_failed` with a reason (`source`, `import`, `no_custom_kernel`)."
     def __init__(self, reason: str, message: str):
@@ -450,7 +454,12 @@ def check_source(code, # candidate source
     if require_custom_kernel and not _CUSTOM_KERNEL_RE.search(code):
         raise CandidateError("no_custom_kernel", "no Triton kernel (triton.jit) and no CUDA extension (load_inline) found")
 
-def load_candidate(code: str, # candidate source defining `custom_kernel(data)`
+def _candidate_loader(pack) -> Callable | None:
+    "The pack's own candidate loader (KernelBench's `ModelNew`), or None for `custom_kernel` candidates."
+    if isinstance(pack, str): pack = get_pack(pack) if pack in _REGISTRY or pack in PACK_MODULES else None
+    return getattr(pack, "candidate_loader", None)
+
+def load_candidate(code: str, # candidate source defining `custom_kernel(data)` (or what the pack's `candidate_loader` expects)
                    pack, # the `KernelPack` (or its name)
                    workdir, # a fresh private directory for this candidate
                    require_custom_kernel: bool = False, # refuse plain PyTorch sources
@@ -458,6 +467,8 @@ def load_candidate(code: str, # candidate source defining `custom_kernel(data)`
     "Write the candidate and its shims into `workdir`, import it, and return its `custom_kernel`."
     check_source(code, require_custom_kernel)
     workdir = Path(workdir); workdir.mkdir(parents=True, exist_ok=True)
+    loader = _candidate_loader(pack)
+    if loader is not None: return loader(code, workdir)
     (workdir / "submission.py").write_text(code, encoding="utf-8")
     (workdir / "task.py").write_text(TASK_SHIM); (workdir / "utils.py").write_text(UTILS_SHIM)
     for name in ("submission", "task", "utils"): sys.modules.pop(name, None)

@@ -17,7 +17,7 @@ __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 
            'progress_line', 'search_command', 'search_main', 'simulate', 'simulation_arms', 'simulation_summary',
            'evaluations_to_match']
 
-# %% ../../nbs/24_search.ipynb #2dc0226a
+# %% ../../nbs/24_search.ipynb #0b4fab71
 import argparse, asyncio, csv, datetime, hashlib, io, itertools, json, math, platform, queue, signal, sys, threading, time, uuid
 from dataclasses import asdict, dataclass
 from fractions import Fraction
@@ -33,7 +33,7 @@ from ..data import ConfigError, atomic_write_text, resolve_config_path
 from ..forecast import Forecast, comparison_id, forecast_to_record
 from ..mutation import MutationTimeout, feedback_of
 from ..prompts import SurrogateQuery, UnknownHardwareError, hardware_profile
-from .puct import CODE_HASH_SCHEME, global_scale, normalized_code_hash, puct_scores, select_parents
+from .puct import CODE_HASH_SCHEME, global_scale, normalized_code_hash, puct_scores, select_parents, _node_columns, _pick, _score_parts
 from .events import (
     RULES, CandidateDeduplicated, CandidatesSkipped, DeferredEntry, EvaluationCompleted, EvaluationFailed,
     EvaluationRequested, FileEventLog, ForecastCompleted, ForecastFailed, ForecastRequested, LogCorrupt, MemoryEventLog,
@@ -41,7 +41,8 @@ from .events import (
     RunDirectoryLocked, RunEnvironment, RunResumed, RunVersions, SearchInitialized, SearchState, SearchStopped,
     SeedEvaluationCompleted, SeedEvaluationFailed, SeedEvaluationRequested, SelectedEntry, SelectionMade, StepCompleted,
     StepStarted, StopRequested, Usage, apply_event, compute_fence, dedup_verdict, evaluation_outcome, is_released,
-    parent_candidates, parent_done, read_events, request_id, slate_drained, utc_now, _gc_paused)
+    parent_candidates, parent_done, parse_request_id, read_events, request_id, slate_drained, utc_now, _gc_paused)
+from .events import TERMINAL_STATES, DedupVerdict, _Fold, _local, _lower_ids
 from .toy import NoisyOracleSurrogate, ToyEvaluator, ToyMutator, ToyProblem
 
 # %% ../../nbs/24_search.ipynb #c8559da9
@@ -384,7 +385,7 @@ def config_of(state: SearchState) -> SearchConfig:
     _CONFIGS[id(raw)] = (raw, config)
     return config
 
-# %% ../../nbs/24_search.ipynb #1212ce17
+# %% ../../nbs/24_search.ipynb #ddcccff7
 def _blocked(state: SearchState, b: Budgets, call: str) -> str | None:
     "The budget that blocks a new request of kind `call`, or None."
     if b.max_evaluations is not None and state.evaluations_requested >= b.max_evaluations: return "evaluations"
@@ -417,13 +418,18 @@ def _finite(x: float | None) -> float | None: return x if x is not None and math
 
 def _step_started(state: SearchState, c: SearchConfig) -> StepStarted:
     s, nodes = c.search, state.archive
-    scores = {sc.kernel_id: sc for sc in puct_scores(nodes, state.stats, s.c_puct)}
-    picks = select_parents(nodes, state.stats, s.batch_size, s.c_puct, s.pad_blocked_batch)
-    parents = [ParentEntry(kernel_id=p.kernel_id, score=_finite(p.score), q=scores[p.kernel_id].q, prior=scores[p.kernel_id].prior,
-                           visits=state.stats.visits.get(p.kernel_id, 0), padded=p.padded) for p in picks]
-    scale = global_scale([nd.reward for nd in nodes], [nd.is_seed for nd in nodes])
+    if s.batch_size < 1 or not nodes: select_parents(nodes, state.stats, s.batch_size, s.c_puct)  # raises
+    columns = _node_columns(nodes)  # one pass over the archive for the scores, the picks and the entries
+    ids, qs, priors, _, scores, scale = _score_parts(nodes, state.stats, s.c_puct, columns)
+    picks = _pick(nodes, ids, columns[1], scores, s.batch_size, s.pad_blocked_batch)
+    if len(set(ids)) < len(ids):  # a repeated id (never in a logged archive): its last node, as `{kernel_id: score}` keeps
+        last = {kernel_id: i for i, kernel_id in enumerate(ids)}
+        picks = [(last[p.kernel_id], p) for _, p in picks]
+    parents = [ParentEntry(kernel_id=p.kernel_id, score=_finite(p.score), q=qs[i], prior=priors[i],
+                           visits=state.stats.visits.get(p.kernel_id, 0), padded=p.padded) for i, p in picks]
+    rewards = [r for r in columns[1] if r is not None]  # `state.archive_best_reward`
     return StepStarted(step=state.current_step, parents=parents, scale=scale, expansions=state.stats.expansions,
-                       best_reward=state.archive_best_reward, at=PLACEHOLDER_AT)
+                       best_reward=max(rewards) if rewards else None, at=PLACEHOLDER_AT)
 
 def _selection(state: SearchState, c: SearchConfig, pi: int) -> SelectionMade:
     record = state.open_step
@@ -450,7 +456,7 @@ def _redispatches(state: SearchState) -> list:
             out.append(((cand.parent_index, _position(state, cand, call), _CALL_ORDER[call]), Dispatch(call, rid, cand.step, False)))
     return out
 
-# %% ../../nbs/24_search.ipynb #76f2326a
+# %% ../../nbs/24_search.ipynb #e14d25c7
 def _decide_seed(state: SearchState, c: SearchConfig) -> Decision:
     if state.seed_in_flight is not None: return Decision((), (Dispatch("seed_evaluation", "seed", None, False),))
     attempt = len(state.seed_attempts) + 1
@@ -467,55 +473,125 @@ def _step_completed(state: SearchState) -> StepCompleted:
     fence = compute_fence(state)
     return StepCompleted(step=state.open_step.step, admitted=fence.admission.admitted, evicted=fence.admission.evicted, at=PLACEHOLDER_AT)
 
+class _ParentPlan:
+    "What `decide` reads of one parent's slate in an open step that is not stopping (see `_parent_plan`)."
+    __slots__ = ("dups", "wanted", "calls", "selectable_if_drained", "spp", "present", "open", "undrained", "forecast")
+    def __init__(self, dups, wanted, selectable_if_drained, spp, present, open, undrained, forecast):
+        self.dups, self.wanted, self.selectable_if_drained, self.spp = dups, wanted, selectable_if_drained, spp
+        self.present, self.open, self.undrained, self.forecast = present, open, undrained, forecast  # candidate counts
+        self.calls = {}  # call kind -> how many wanted requests of that kind
+        for _, call, _ in wanted.values(): self.calls[call] = self.calls.get(call, 0) + 1
+
+    @property
+    def selectable(self) -> bool:  # `slate_drained`, with a forecast to select from and no selection yet
+        return self.selectable_if_drained and self.present == self.spp and not self.undrained and self.forecast > 0
+    @property
+    def done(self) -> bool: return self.present == self.spp and not self.open  # `parent_done` while not stopping
+
+    def drop(self, rid: str):
+        "Forget a wanted request once it is logged (all that a request changes in its parent's plan)."
+        call = self.wanted.pop(rid)[1]
+        self.calls[call] -= 1
+        if not self.calls[call]: del self.calls[call]
+
+    def settle(self, status: str):
+        "Count a `forecasting` or `evaluating` candidate that got its result (it changes no release, hash or request)."
+        if status == "forecast": self.forecast += 1
+        else: self.open -= 1  # terminal
+        self.undrained -= 1
+
+def _parent_plan(state: SearchState, record, pi: int) -> _ParentPlan:
+    "One parent's duplicates, wanted requests (request id -> (sort key, call, slot)) and candidate counts."
+    params, step = state.params, record.step
+    parent_id = record.started.parents[pi].kernel_id
+    surrogate, dedup, cache, get = params.surrogate, params.dedup_before_evaluation, state.cache, record.candidates.get
+    released, present, open_, undrained, forecast, first_of_hash, dups, wanted = True, 0, 0, 0, 0, {}, [], {}
+    for slot, rid in enumerate(_lower_ids(step, pi, params.samples_per_parent)):  # the request ids of the slots
+        x = get(rid)
+        if x is None:  # not requested yet
+            wanted[rid] = ((pi, slot, 0), "mutation", slot)
+            released = False
+            continue
+        status, h = x.status, x.code_hash
+        present += 1
+        if status == "mutated" and released:  # `is_released`: every lower slot requested and out of `mutating`
+            verdict = None
+            if dedup and h is not None:  # `dedup_verdict`: the known cache first, then the lowest sibling slot
+                known = cache.get(h)
+                if known is not None: verdict = DedupVerdict("known", known.kernel_id, known.reward)
+                elif h in first_of_hash: verdict = DedupVerdict("sibling", first_of_hash[h], None)
+            if verdict is not None: dups.append((rid, verdict))
+            elif surrogate: wanted[rid] = ((pi, slot, 1), "forecast", slot)
+            else: wanted[rid] = ((pi, slot, 2), "evaluation", slot)
+        elif status == "selected": wanted[rid] = ((pi, x.selection_rank, 2), "evaluation", slot)
+        if status == "mutating": released = False
+        if h is not None and h not in first_of_hash: first_of_hash[h] = rid
+        if status == "forecast": forecast += 1
+        elif status not in TERMINAL_STATES: undrained += 1
+        if status not in TERMINAL_STATES: open_ += 1
+    return _ParentPlan(dups, wanted, surrogate and parent_id not in record.selections, params.samples_per_parent,
+                       present, open_, undrained, forecast)
+
+def _plans(state: SearchState) -> list[_ParentPlan]:
+    record = state.open_step
+    return [_parent_plan(state, record, pi) for pi in range(len(record.started.parents))]
+
+def _request_fields(state: SearchState, record, pi: int, rid: str, call: str, slot: int) -> tuple[type, dict]:
+    "The class and fields (but `at`) of the request event of a wanted call."
+    if call == "mutation": return MutationRequested, dict(step=record.step, request_id=rid, parent_id=record.started.parents[pi].kernel_id, slot=slot)
+    if call == "forecast":
+        anchor = "seed" if state.params.anchor == "seed" else record.started.parents[pi].kernel_id
+        return ForecastRequested, dict(step=record.step, request_id=rid, anchor_id=anchor)
+    return EvaluationRequested, dict(step=record.step, request_id=rid)
+
+def _stop_reason(state: SearchState, c: SearchConfig, plans: list) -> str | None:
+    "The budget that blocks the first wanted request (in dispatch order), or None."
+    blocked = {}
+    for p in plans:
+        for call in p.calls:
+            if call not in blocked: blocked[call] = _blocked(state, c.budgets, call)
+    if not any(blocked.values()): return None
+    first = min((key, call) for p in plans for key, call, _ in p.wanted.values() if blocked[call])
+    return blocked[first[1]]
+
+def _step_events(state: SearchState, c: SearchConfig, plans: list) -> tuple | None:
+    "The decision events of an open step that is not stopping (duplicates, selections, the fence or a budget stop); None: requests."
+    step = state.open_step.step
+    dups = [(rid, v) for p in plans for rid, v in p.dups]
+    if dups:
+        return tuple(CandidateDeduplicated(step=step, request_id=rid, source=v.source, duplicate_of=v.duplicate_of,
+                                           reused_reward=v.reused_reward, at=PLACEHOLDER_AT) for rid, v in dups)
+    selections = tuple(_selection(state, c, pi) for pi, p in enumerate(plans) if p.selectable)
+    if selections: return selections
+    if all(p.done for p in plans): return (_step_completed(state),)
+    reason = _stop_reason(state, c, plans)
+    if reason: return (StopRequested(reason=reason, usage_at_stop=usage_at(state), at=PLACEHOLDER_AT),)
+    return None
+
+def _evaluations_ahead(plans: list, key: tuple) -> int:
+    "Wanted evaluations that come before `key` in dispatch order (`budgets.max_evaluations` admits the first ones)."
+    return sum(1 for p in plans for k, call, _ in p.wanted.values() if call == "evaluation" and k < key)
+
 def _decide_in_step(state: SearchState, c: SearchConfig) -> Decision:
-    record, params = state.open_step, state.params
-    step, cands = record.step, sorted(record.candidates.values(), key=lambda x: (x.parent_index, x.slot))
-    n_parents = len(record.parent_ids)
+    record, step = state.open_step, state.open_step.step
     if state.stopping:
         running = _redispatches(state)
         if running: return Decision((), tuple(d for _, d in sorted(running, key=lambda kd: kd[0])))
+        cands = sorted(record.candidates.values(), key=lambda x: (x.parent_index, x.slot))
         pending = tuple(x.request_id for x in cands if not x.terminal)
         if pending: return Decision((CandidatesSkipped(step=step, request_ids=pending, reason=state.stop.reason, at=PLACEHOLDER_AT),))
         return Decision((_step_completed(state),))
-    if params.dedup_before_evaluation:
-        dups = []
-        for x in cands:
-            if x.status != "mutated" or not is_released(state, x.request_id): continue
-            v = dedup_verdict(state, x.request_id)
-            if v is not None:
-                dups.append(CandidateDeduplicated(step=step, request_id=x.request_id, source=v.source, duplicate_of=v.duplicate_of,
-                                                  reused_reward=v.reused_reward, at=PLACEHOLDER_AT))
-        if dups: return Decision(tuple(dups))
-    if params.surrogate:
-        selections = [_selection(state, c, pi) for pi, pid in enumerate(record.parent_ids)
-                      if pid not in record.selections and slate_drained(state, pi)
-                      and any(x.status == "forecast" for x in parent_candidates(record, pi))]
-        if selections: return Decision(tuple(selections))
-    if all(parent_done(state, pi) for pi in range(n_parents)): return Decision((_step_completed(state),))
-    wanted, by_slot = [], {(x.parent_index, x.slot): x for x in cands}
-    for pi, pid in enumerate(record.parent_ids):
-        for slot in range(params.samples_per_parent):
-            x, rid = by_slot.get((pi, slot)), request_id(step, pi, slot)
-            if x is None:
-                wanted.append(((pi, slot, 0), "mutation", MutationRequested(step=step, request_id=rid, parent_id=pid, slot=slot, at=PLACEHOLDER_AT)))
-            elif x.status == "mutated" and is_released(state, rid):
-                if params.surrogate:
-                    anchor = "seed" if params.anchor == "seed" else pid
-                    wanted.append(((pi, slot, 1), "forecast", ForecastRequested(step=step, request_id=rid, anchor_id=anchor, at=PLACEHOLDER_AT)))
-                else: wanted.append(((pi, slot, 2), "evaluation", EvaluationRequested(step=step, request_id=rid, at=PLACEHOLDER_AT)))
-            elif x.status == "selected":
-                wanted.append(((pi, x.selection_rank, 2), "evaluation", EvaluationRequested(step=step, request_id=rid, at=PLACEHOLDER_AT)))
-    wanted.sort(key=lambda w: w[0])
-    for _, call, _ in wanted:
-        reason = _blocked(state, c.budgets, call)
-        if reason: return Decision((StopRequested(reason=reason, usage_at_stop=usage_at(state), at=PLACEHOLDER_AT),))
+    plans = _plans(state)
+    events = _step_events(state, c, plans)
+    if events: return Decision(events)
     left = math.inf if c.budgets.max_evaluations is None else c.budgets.max_evaluations - state.evaluations_requested
     fresh = []
-    for key, call, e in wanted:
+    for key, call, rid, pi, slot in sorted((key, call, rid, pi, slot) for pi, p in enumerate(plans) for rid, (key, call, slot) in p.wanted.items()):
         if call == "evaluation":
             if left <= 0: continue
             left -= 1
-        fresh.append((key, Dispatch(call, e.request_id, step, True, e)))
+        cls, fields = _request_fields(state, record, pi, rid, call, slot)
+        fresh.append((key, Dispatch(call, rid, step, True, cls(**fields, at=PLACEHOLDER_AT))))
     dispatches = sorted(_redispatches(state) + fresh, key=lambda kd: kd[0])
     return Decision((), tuple(d for _, d in dispatches))
 
@@ -565,7 +641,7 @@ def initial_event(config: SearchConfig, # the resolved config
     return SearchInitialized(run_id=run_id or uuid.uuid4().hex, config=cfg, config_hash=config_hash(cfg), versions=run_versions(),
                              environment=env, providers=dict(providers or {}), seed_code=seed, seed_code_hash=normalized_code_hash(seed))
 
-# %% ../../nbs/24_search.ipynb #81ba870d
+# %% ../../nbs/24_search.ipynb #a38a0ea3
 DECISION_KINDS = ("step_started", "candidate_deduplicated", "selection_made", "stop_requested", "candidates_skipped",
                   "step_completed", "search_stopped")
 REQUEST_KINDS = ("seed_evaluation_requested", "mutation_requested", "forecast_requested", "evaluation_requested")
@@ -579,9 +655,14 @@ class LogInvalid(Exception):
         self.line, self.reason, self.path = line, reason, path
         super().__init__(f"{path or 'event log'} line {line}: {reason}")
 
-def _same(a, b) -> bool: return a.model_dump(exclude={"at"}) == b.model_dump(exclude={"at"})
+def _same(a, b) -> bool:
+    "Equal but for `at` (field by field: what `model_dump(exclude={'at'})` compares, without dumping)."
+    if type(a) is not type(b): return False
+    da, db = a.__dict__, b.__dict__
+    return all(v == db[k] for k, v in da.items() if k != "at")
 
 def _verify(state: SearchState, e) -> None:
+    "The reference check of one decision or request event: `decide` from scratch."
     if not state.initialized or state.stopped is not None: return  # the reducer rejects (or ignores) these
     d = decide(state)
     options = d.events if e.kind in DECISION_KINDS else tuple(x.request for x in d.dispatches if x.fresh)
@@ -590,18 +671,94 @@ def _verify(state: SearchState, e) -> None:
         raise DecisionMismatch(f"{e.kind} is not what this version decides here (it decides: {said}); "
                                "the log was written by an incompatible version")
 
+_REQUEST_CALL = {"mutation_requested": "mutation", "forecast_requested": "forecast", "evaluation_requested": "evaluation"}
+
+_SETTLED = {"forecast_completed": ("forecasting", "forecast"), "forecast_failed": ("forecasting", "forecast_failed"),
+            "evaluation_completed": ("evaluating", "evaluated"), "evaluation_failed": ("evaluating", "eval_failed")}
+
+class _ReplayCheck:
+    "`_verify` for a whole log: the parents' plans of the open step are kept, and only what an event changed is redone."
+    def __init__(self):
+        self.step, self.plans, self.parent_of = None, [], {}  # the open step's `step_started`, plans, request id -> parent
+        self.events, self.logged, self.settling = False, None, None
+
+    def verify(self, state: SearchState, e):
+        self.logged = None
+        record = state.open_step
+        if record is None or state.stopping or state.stopped is not None: return _verify(state, e)  # once a step
+        c = config_of(state)
+        if self.step is not record.started:  # a new step
+            n, spp = len(record.started.parents), state.params.samples_per_parent
+            self.step, self.plans, self.events = record.started, [None] * n, False
+            self.parent_of = {rid: pi for pi in range(n) for rid in _lower_ids(record.step, pi, spp)}
+        plans = self.plans
+        for pi, p in enumerate(plans):
+            if p is None: plans[pi] = _parent_plan(state, record, pi)
+        events = self.events = _step_events(state, c, plans) if self.events is False else self.events
+        if events is not None:
+            if not any(_same(e, x) for x in events): _verify(state, e)  # raises, naming what `decide` does
+            return
+        rid = getattr(e, "request_id", None)
+        pi = self.parent_of.get(rid)
+        entry = plans[pi].wanted.get(rid) if pi is not None else None
+        if entry is not None and entry[1] == _REQUEST_CALL.get(e.kind):
+            key, call, slot = entry
+            budget = c.budgets.max_evaluations
+            if call != "evaluation" or budget is None or _evaluations_ahead(plans, key) < budget - state.evaluations_requested:
+                cls, fields = _request_fields(state, record, pi, rid, call, slot)
+                if type(e) is cls and all(getattr(e, k) == v for k, v in fields.items()):
+                    self.logged = (pi, rid)  # a wanted request: all it changes in the plans is that it is no longer wanted
+                    if call == "evaluation" and budget is not None: self.events = False  # it uses the budget
+                    return
+        _verify(state, e)  # not among the requests `decide` allows: raises, naming them
+
+    def before(self, state: SearchState, e):
+        "Note the status of the candidate of a result event before it is applied (see `applied`)."
+        cand = state.open_step.candidates.get(e.request_id) if state.open_step is not None else None
+        self.settling = cand.status if cand is not None else None
+
+    def applied(self, e):
+        "Forget what the event just applied may have changed."
+        if self.logged is not None:  # a checked request: its parent's plan, less the request; nothing else
+            pi, rid = self.logged
+            self.plans[pi].drop(rid)
+            self.logged = None
+            return
+        self.events = False  # results change budgets, the rest decisions
+        plans = self.plans
+        settled = _SETTLED.get(e.kind)
+        if settled is not None or e.kind in _CANDIDATE_EVENTS:
+            pi = self.parent_of.get(e.request_id)
+            if pi is None: self.plans = [None] * len(plans)
+            elif settled is not None and self.settling == settled[0] and plans[pi] is not None:
+                plans[pi].settle(settled[1])  # the reducer moved it from settled[0] (not a re-application)
+            else: plans[pi] = None  # a candidate event changes only its parent's plan
+        else: self.plans = [None] * len(plans)
+
+_CANDIDATE_EVENTS = ("mutation_requested", "mutation_completed", "mutation_failed", "candidate_deduplicated",
+                     "forecast_requested", "forecast_completed", "forecast_failed", "evaluation_requested",
+                     "evaluation_completed", "evaluation_failed")
+_CHECKED = frozenset(DECISION_KINDS + REQUEST_KINDS)
+
 def replay(events: Sequence, # the logged events, in order
            path=None, # the log file, for error messages
           ) -> SearchState:
     "Fold a log, checking every decision against `decide`; `LogInvalid(line, reason)` on the first bad event."
-    state = SearchState()
+    state, check, ctx = SearchState(), _ReplayCheck(), _Fold()
     with _gc_paused():  # a replay allocates millions of small objects and no cycles: the collector only costs time
         for line, e in enumerate(events, start=1):
+            _local.fold = ctx  # the fold's in-place reducer (`events.fold`); nobody else sees these states
             try:
-                if e.kind in DECISION_KINDS or e.kind in REQUEST_KINDS: _verify(state, e)
+                if e.kind in _CHECKED:
+                    _local.keep_fence = True  # the fence `decide` computes is the reducer's (`compute_fence`)
+                    try: check.verify(state, e)
+                    finally: _local.keep_fence = False
+                elif e.kind in _SETTLED: check.before(state, e)
                 state = apply_event(state, e)
+                check.applied(e)
             except (ReducerError, DecisionMismatch, ConfigError) as err:
                 raise LogInvalid(line, f"{type(err).__name__}: {err}", path) from None
+            finally: _local.fold, _local.fence = None, None
     return state
 
 # %% ../../nbs/24_search.ipynb #3ad54a1c

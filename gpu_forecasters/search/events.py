@@ -486,7 +486,7 @@ def evaluation_outcome(evaluation: Mapping, # the evaluator's `Evaluation` JSON
         return fb["kind"] if fb else "infrastructure_failure"
     return evaluation.get("paper_failure_kind") or "infrastructure_failure"
 
-# %% ../../nbs/21_events.ipynb #1e41bb8c
+# %% ../../nbs/21_events.ipynb #2005793c
 class _Fold:
     "What one running `fold` owns: the objects it made (changed in place from then on) and its archive index."
     __slots__ = ("owned", "index")
@@ -501,6 +501,8 @@ class _Fold:
 
 class _Local(threading.local):
     fold: _Fold | None = None  # set only while `fold` applies an event, in the folding thread
+    keep_fence: bool = False  # set by the driver's `replay` while it checks an event (see `compute_fence`)
+    fence: tuple | None = None  # (state, fold, fence) kept for the reducer's next `compute_fence` of that state
     def __init__(self): self.slates = {}  # see `_slates`: this thread's memo
 _local = _Local()
 
@@ -853,7 +855,7 @@ def parent_done(state: SearchState, parent_index: int) -> bool:
     complete = len(cands) == state.params.samples_per_parent or state.stopping
     return complete and all(c.terminal for c in cands)
 
-# %% ../../nbs/21_events.ipynb #cce82b35
+# %% ../../nbs/21_events.ipynb #9e0bd6b0
 @dataclass(frozen=True)
 class Fence:
     "What a step fence changes."
@@ -872,6 +874,15 @@ def _outage(streak: int, failed_calls: list[bool]) -> int:
 
 def compute_fence(state: SearchState) -> Fence:
     "Backprop, admission, cache and outage streaks of the open step."
+    kept = _local.fence
+    if kept is not None:  # computed for this very state by the check just before it (see below): use it once
+        _local.fence = None
+        if kept[0] is state and kept[1] is _local.fold: return kept[2]
+    fence = _compute_fence(state)
+    if _local.keep_fence: _local.fence = (state, _local.fold, fence)
+    return fence
+
+def _compute_fence(state: SearchState) -> Fence:
     record, params = state.open_step, state.params
     outcomes, groups = {}, []
     for pi, parent_id in enumerate(record.parent_ids):

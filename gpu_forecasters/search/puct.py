@@ -7,8 +7,8 @@ __all__ = ['CODE_HASH_SCHEME', 'SCALE_FLOOR', 'ADMISSION_POLICIES', 'Node', 'Puc
            'normalized_code_hash', 'rank_prior', 'global_scale', 'puct_scores', 'puct_order', 'select_parents',
            'backpropagate', 'Child', 'Admission', 'admit_children']
 
-# %% ../../nbs/20_puct.ipynb #7ce4d9c1
-import ast, bisect, hashlib, itertools, math
+# %% ../../nbs/20_puct.ipynb #28880f8a
+import ast, bisect, hashlib, heapq, itertools, math, operator
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -74,14 +74,13 @@ def normalized_code_hash(code: str, # kernel source code
         while lines and not lines[-1]: lines.pop()
         return f"txt1:{_sha256(chr(10).join(lines))}"
 
-# %% ../../nbs/20_puct.ipynb #1b9455fd
+# %% ../../nbs/20_puct.ipynb #8b33a05c
 def _reward_key(reward: float | None) -> float: return -math.inf if reward is None else reward
 
 def _rank_order(rewards: Sequence[float | None]) -> list[int]:
     "Indices sorted by (reward desc, None last, index asc)."
-    keys = [(math.inf if r is None else -r, i) for i, r in enumerate(rewards)]  # = (-_reward_key(r), i)
-    keys.sort()  # plain tuples compare in C: 3x faster than a Python key function
-    return [i for _, i in keys]
+    keys = [math.inf if r is None else -r for r in rewards]  # -_reward_key(r)
+    return sorted(range(len(keys)), key=keys.__getitem__)  # a stable sort (ties keep the index order), a C-level key
 
 def rank_prior(rewards: Sequence[float | None], # search rewards in archive order (None ranks last)
               ) -> list[float]: # P(s) per node, in the same order; they sum to 1
@@ -104,36 +103,40 @@ def global_scale(rewards: Sequence[float | None], # search rewards in archive or
     if not values: return 1.0
     return max(SCALE_FLOOR, max(values) - min(values))
 
-# %% ../../nbs/20_puct.ipynb #5cb1ba39
+# %% ../../nbs/20_puct.ipynb #f0126e37
 def puct_scores(nodes: Sequence[Node], # the archive, in insertion order
                 stats: PuctStats, # n, m and T
                 c_puct: float, # exploration constant (paper: 1.0)
                ) -> list[NodeScore]: # one score per node, in archive order
     "The PUCT score of every archive node."
     out = []
-    for kernel_id, q, p, bonus, score in zip(*_score_parts(nodes, stats, c_puct)):
+    for kernel_id, q, p, bonus, score in zip(*_score_parts(nodes, stats, c_puct)[:5]):
         ns = object.__new__(NodeScore)  # what NodeScore(...) makes, without the frozen __init__ (2x faster)
         ns.__dict__.update(kernel_id=kernel_id, q=q, prior=p, bonus=bonus, score=score)
         out.append(ns)
     return out
 
-def _score_parts(nodes: Sequence[Node], stats: PuctStats, c_puct: float) -> tuple[list, list, list, list, list]:
-    "Columns of `puct_scores`: kernel ids, Q, P, bonuses and scores."
-    ids = [nd.kernel_id for nd in nodes]
-    rewards = [nd.reward for nd in nodes]
+_COLUMNS = operator.attrgetter("kernel_id", "reward", "is_seed")
+
+def _node_columns(nodes: Sequence[Node]) -> tuple[list, list, list]:
+    "Kernel ids, rewards and seed flags of the nodes, read in one pass over them."
+    if not nodes: return [], [], []
+    ids, rewards, seeds = zip(*map(_COLUMNS, nodes))
+    return list(ids), list(rewards), list(seeds)
+
+def _score_parts(nodes: Sequence[Node], stats: PuctStats, c_puct: float, columns: tuple | None = None) -> tuple:
+    "Columns of `puct_scores` (kernel ids, Q, P, bonuses, scores) and the scale; `columns`: `_node_columns(nodes)`."
+    ids, rewards, seeds = columns or _node_columns(nodes)
     prior = rank_prior(rewards)
-    scale = global_scale(rewards, [nd.is_seed for nd in nodes])
+    scale = global_scale(rewards, seeds)
     root_t = math.sqrt(1 + stats.expansions)
     cs = c_puct * scale  # the bonus's first product, evaluated as in c_puct * scale * p * root_t / (1 + n)
-    visits, best_child = stats.visits, stats.best_child
-    qs, bonuses, scores = [], [], []
-    for kernel_id, r, p in zip(ids, rewards, prior):
-        n = visits.get(kernel_id, 0)
-        m = best_child.get(kernel_id)
-        q = m if n > 0 and m is not None else r
-        bonus = cs * p * root_t / (1 + n)
-        qs.append(q); bonuses.append(bonus); scores.append(-math.inf if q is None else q + bonus)
-    return ids, qs, prior, bonuses, scores
+    visits, best_child = stats.visits.get, stats.best_child.get
+    ns = [visits(kernel_id, 0) for kernel_id in ids]  # column by column: list comprehensions, no appends
+    qs = [m if n > 0 and (m := best_child(kernel_id)) is not None else r for kernel_id, n, r in zip(ids, ns, rewards)]
+    bonuses = [cs * p * root_t / (1 + n) for p, n in zip(prior, ns)]
+    scores = [-math.inf if q is None else q + bonus for q, bonus in zip(qs, bonuses)]
+    return ids, qs, prior, bonuses, scores, scale
 
 def _order(rewards: Sequence[float | None], scores: Sequence[float]) -> list[int]:
     keys = [(-s, math.inf if r is None else -r, i) for i, (s, r) in enumerate(zip(scores, rewards))]
@@ -146,7 +149,7 @@ def puct_order(nodes: Sequence[Node], # the archive, in insertion order
     "Nodes ordered by (score desc, R desc with None last, insertion index asc)."
     return _order([nd.reward for nd in nodes], [scores[i].score for i in range(len(nodes))])
 
-# %% ../../nbs/20_puct.ipynb #0e449103
+# %% ../../nbs/20_puct.ipynb #e0132cbb
 def select_parents(nodes: Sequence[Node], # the archive, in insertion order
                    stats: PuctStats, # n, m and T
                    batch_size: int, # parents per step (>= 1)
@@ -156,24 +159,33 @@ def select_parents(nodes: Sequence[Node], # the archive, in insertion order
     "The step's parents: the PUCT order, lineage-blocked."
     if batch_size < 1: raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     if not nodes: raise ValueError("the archive is empty: evaluate the seed first")
-    ids, _, _, _, scores = _score_parts(nodes, stats, c_puct)
-    order = _order([nd.reward for nd in nodes], scores)
-    picks, blocked = [], set()
-    for i in order:
-        if len(picks) == batch_size: break
+    columns = _node_columns(nodes)
+    scores = _score_parts(nodes, stats, c_puct, columns)[4]
+    return [pick for _, pick in _pick(nodes, columns[0], columns[1], scores, batch_size, pad_blocked_batch)]
+
+def _pick(nodes: Sequence[Node], ids: list, rewards: list, scores: list, batch_size: int, pad_blocked_batch: bool) -> list[tuple]:
+    "(node index, `ParentPick`) of `select_parents`, from the columns (the driver reuses them for `step_started`)."
+    keys = list(zip([-s for s in scores], [math.inf if r is None else -r for r in rewards], range(len(scores))))
+    heapq.heapify(keys)  # the PUCT order, popped lazily: a step reads only its first few nodes
+    seen, picks, at, blocked = [], [], [], set()
+    unique = len(set(ids)) == len(ids)
+    while keys and len(picks) < batch_size:
+        i = heapq.heappop(keys)[2]
+        seen.append(i)
         kernel_id = ids[i]
         if kernel_id in blocked: continue
-        picks.append(ParentPick(kernel_id, scores[i]))
+        if unique and any(p.kernel_id in nodes[i].ancestors for p in picks): continue  # a descendant of a pick
+        picks.append(ParentPick(kernel_id, scores[i])); at.append(i)
         if len(picks) == batch_size: break  # nothing reads `blocked` after the last pick
         blocked.add(kernel_id)
         blocked.update(nodes[i].ancestors)
-        blocked.update([ids[j] for j, nd in enumerate(nodes) if kernel_id in nd.ancestors])  # its descendants
+        if not unique: blocked.update([ids[j] for j, nd in enumerate(nodes) if kernel_id in nd.ancestors])  # its descendants
     if pad_blocked_batch:
         picked = {p.kernel_id for p in picks}
-        for i in order:
+        for i in itertools.chain(seen, (heapq.heappop(keys)[2] for _ in range(len(keys)))):
             if len(picks) == batch_size: break
-            if ids[i] not in picked: picks.append(ParentPick(ids[i], scores[i], True))
-    return picks
+            if ids[i] not in picked: picks.append(ParentPick(ids[i], scores[i], True)); at.append(i)
+    return list(zip(at, picks))
 
 # %% ../../nbs/20_puct.ipynb #9a64e6d6
 def backpropagate(stats: PuctStats, # n, m and T before the fence

@@ -328,7 +328,7 @@ def step_metrics(rows: list, # the step's rows (dicts with row_id and pack)
         trained_action_tokens=sum(len(s.tokens) for s in kept_samples),
     )
 
-# %% ../../nbs/32_grpo.ipynb #ce050a15
+# %% ../../nbs/32_grpo.ipynb #0702ce1b
 def sample_seed(seed: int, # the run's seed
                 step: int, # 1-based step
                 j: int, # row position within the step
@@ -372,6 +372,9 @@ def grpo_step(backend, # a training back-end (spec 4.3)
         for k, (s, a) in enumerate(zip(samples[i], adv)):
             data.append(build_datum(prompts[i], list(s.tokens), list(s.logprobs), a * scale))
             where.append(len(prompts[i]) - 1)
+    # the data actually sent (with "keep_one" it includes a constant group that `step_metrics` counted as dropped)
+    metrics.update(trained_tokens=sum(len(d) for d in data),
+                   trained_action_tokens=sum(len(s.tokens) for i, _ in train_on for s in samples[i]))
     update = dict(loss=None, lr=cfg.learning_rate, skipped_update=not data, kl_sample_train=None)
     t1 = time.monotonic()
     if data:
@@ -407,10 +410,16 @@ def _reward_fields(r) -> dict:
     return {k: v for k, v in d.items() if isinstance(v, (int, float, str, bool, type(None), list, dict))}
 
 def _decode(backend, tokens) -> str | None:
+    "The completion's text; ids the tokenizer cannot decode (e.g. reserved ids a random model samples) show as <|id|>."
     tok = getattr(backend, "tokenizer", None)
     if tok is None: return None
     try: return tok.decode(list(tokens))
-    except Exception: return None
+    except Exception: pass
+    pieces = []
+    for t in tokens:
+        try: pieces.append(tok.decode([t]))
+        except Exception: pieces.append(f"<|{t}|>")
+    return "".join(pieces)
 
 # %% ../../nbs/32_grpo.ipynb #2967edfa
 METRIC_KEYS = ("step", "epoch", "row_ids", "reward_mean", "reward_std", "reward_mean_kept", "parse_rate", "exact_match",
