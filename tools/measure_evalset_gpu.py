@@ -15,7 +15,10 @@ The candidates are generated from each pack's seed kernel and reference (so ever
 
 Every evaluation is appended to `<out>/measurements.jsonl` as it finishes (a rerun skips what is there), with the
 status, the speedup and its CI, the per-case medians, the device record and the harness config; `eval_set.jsonl`
-(the published eval-set schema, successful rows only, hardware from the device) is rewritten after each pack.
+(the published eval-set schema, successful rows only, hardware from the device) and `MANIFEST.json` (what the loaders
+check the files against) are rewritten after each pack. After adding rows to the shipped set
+(`gpu_forecasters/measured_data/h200`), rescore it (`gpu-forecasters score --config baseline_scoring/baselines_h200.json
+--output-dir D`, then copy `D/predictions.jsonl` there) and run `--rewrite` once more so the manifest covers it.
 """
 import argparse, json, os, sys, time
 from pathlib import Path
@@ -89,7 +92,7 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--max-measured-s", type=float, default=1.5, help="timed seconds per benchmark case (EvalConfig.max_measured_s)")
     ap.add_argument("--budget-s", type=float, default=None, help="stop starting new evaluations after this many seconds")
-    ap.add_argument("--rewrite", action="store_true", help="only rewrite eval_set.jsonl from measurements.jsonl (no GPU)")
+    ap.add_argument("--rewrite", action="store_true", help="only rewrite eval_set.jsonl and MANIFEST.json from measurements.jsonl (no GPU)")
     args = ap.parse_args(argv)
     if args.rewrite:
         from gpu_forecasters.bins import bin_of
@@ -141,6 +144,32 @@ def write_eval_set(out: Path, bin_of):
     tmp = out / "eval_set.jsonl.tmp"
     tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
     os.replace(tmp, out / "eval_set.jsonl")
+    write_manifest(out)
+
+def write_manifest(out: Path):
+    "MANIFEST.json of a measured set (the loaders check every file against it): device, packs, each file's rows and sha256."
+    import hashlib
+    measured = [json.loads(l) for l in (out / "measurements.jsonl").read_text().splitlines()]
+    device = measured[0]["device"] if measured else {}
+    packs = sorted({m["pack"] for m in measured})
+    files = {}
+    for name in ("eval_set.jsonl", "predictions.jsonl", "measurements.jsonl"):
+        if (out / name).exists():
+            data = (out / name).read_bytes()
+            files[name] = {"rows": len(data.decode().splitlines()), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    previous = json.loads((out / "MANIFEST.json").read_text()) if (out / "MANIFEST.json").exists() else {}
+    manifest = {"kind": "measured", "name": out.name, "hardware": device.get("name"),
+                "measured_on": previous.get("measured_on") or time.strftime("%Y-%m-%d"),
+                "device": {k: device.get(k) for k in ("name", "compute_capability", "sm_count", "l2_cache_bytes", "cuda_runtime", "torch", "triton", "python")},
+                "tool": "tools/measure_evalset_gpu.py (variants of each pack's seed kernel and reference; local back-end, hardened harness, "
+                        f"paper cases, interleaved timing, EvalConfig max_measured_s={measured[0]['config']['max_measured_s'] if measured else None})",
+                "packs_measured": packs, "packs_missing": [p for p in PACKS if p not in packs],
+                "variants_per_pack": {p: sum(m["pack"] == p for m in measured) for p in packs},
+                **{k: previous[k] for k in ("note", "predictions") if k in previous},
+                "files": files}
+    tmp = out / "MANIFEST.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1) + "\n")
+    os.replace(tmp, out / "MANIFEST.json")
 
 if __name__ == "__main__":
     sys.exit(main())
