@@ -955,7 +955,7 @@ def _select_config(df: pd.DataFrame, spec: DatasetSpec, config: str, origin: str
         raise ValueError(f"{origin}: unknown {spec.name} config {config!r}; available: {', '.join(['combined', *available])}")
     return df[(df[col] == config).to_numpy()]
 
-# %% ../nbs/04_data.ipynb #2a13c063
+# %% ../nbs/04_data.ipynb #b5463e3e
 SAMPLE_DIR = Path(_bins.__file__).parent / "sample_data"  # the bundled synthetic sample (package data)
 SAMPLE_ERROR = "bundled sample missing or modified; reinstall the package or run `generate_sample`"
 
@@ -965,22 +965,27 @@ def sample_manifest() -> dict:
     try: return json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e: raise SampleDataError(f"{p}: {SAMPLE_ERROR} ({_one_line(e)})") from None
 
+def _checked_bytes(p: Path, # the file
+                   entry: dict | None, # its MANIFEST.json entry (None: not listed)
+                   advice: str, # what is wrong and what to do, for the error
+                  ) -> bytes:
+    "The bytes of a bundled file whose sha256 matches its manifest entry; `SampleDataError` otherwise."
+    if entry is None: raise SampleDataError(f"{p}: not listed in MANIFEST.json; {advice}")
+    try: data = p.read_bytes()
+    except OSError as e: raise SampleDataError(f"{p}: {advice} ({_one_line(e)})") from None
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]: raise SampleDataError(f"{p}: sha256 differs from MANIFEST.json; {advice}")
+    return data
+
 def sample_bytes(relpath: str, # a file of the sample, relative to SAMPLE_DIR, e.g. "eval_set.jsonl"
                 ) -> bytes:
     "The bytes of one sample file, after checking them against the manifest."
-    entry = sample_manifest().get("files", {}).get(relpath)
-    p = SAMPLE_DIR / relpath
-    if entry is None: raise SampleDataError(f"{p}: not listed in MANIFEST.json; {SAMPLE_ERROR}")
-    try: data = p.read_bytes()
-    except OSError as e: raise SampleDataError(f"{p}: {SAMPLE_ERROR} ({_one_line(e)})") from None
-    if hashlib.sha256(data).hexdigest() != entry["sha256"]: raise SampleDataError(f"{p}: sha256 differs from MANIFEST.json; {SAMPLE_ERROR}")
-    return data
+    return _checked_bytes(SAMPLE_DIR / relpath, sample_manifest().get("files", {}).get(relpath), SAMPLE_ERROR)
 
 def _sample_search_configs() -> list[str]:
     files = sample_manifest().get("files", {})
     return sorted(Path(f).stem for f in files if f.startswith("search_events/") and not f.endswith("/_summaries.jsonl"))
 
-# %% ../nbs/04_data.ipynb #714abec1
+# %% ../nbs/04_data.ipynb #c945c233
 MEASURED_DIR = Path(_bins.__file__).parent / "measured_data"  # eval sets measured on real GPUs (package data)
 MEASURED_SETS = ("h200",)  # their names, accepted as a `source` by `load_eval_set` and `load_predictions`
 MEASURED_FILES = {"eval_set": "eval_set.jsonl", "predictions": "predictions.jsonl"}  # what a measured set holds
@@ -995,12 +1000,8 @@ def measured_bytes(name: str, # a measured set, e.g. "h200"
                    relpath: str, # a file of it, e.g. "eval_set.jsonl"
                   ) -> bytes:
     "The bytes of one file of a measured set, after checking them against its manifest."
-    entry, p = measured_manifest(name).get("files", {}).get(relpath), MEASURED_DIR / name / relpath
-    if entry is None: raise SampleDataError(f"{p}: not listed in MANIFEST.json of measured set {name!r}")
-    try: data = p.read_bytes()
-    except OSError as e: raise SampleDataError(f"{p}: measured set {name!r} incomplete ({_one_line(e)})") from None
-    if hashlib.sha256(data).hexdigest() != entry["sha256"]: raise SampleDataError(f"{p}: sha256 differs from MANIFEST.json of measured set {name!r}")
-    return data
+    return _checked_bytes(MEASURED_DIR / name / relpath, measured_manifest(name).get("files", {}).get(relpath),
+                          f"measured set {name!r} missing or modified; reinstall the package")
 
 # %% ../nbs/04_data.ipynb #9ba3e8fe
 def _read_hub(spec: DatasetSpec, config: str, revision: str) -> pa.Table:
