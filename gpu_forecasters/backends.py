@@ -1214,13 +1214,14 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
     ok = len(rewards) == len(evaluations) and all(e["meets_target"] for e in cases.values() if e["held_to_target"])
     return {"rewards": rewards, "spread": spread, "investigate": spread is not None and spread > 0.02, "cases": cases, "passed": ok}
 
-# %% ../nbs/19_backends.ipynb #469b3690
+# %% ../nbs/19_backends.ipynb #a9ad9f73
 VERIFY_STEPS = ("packs", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
                repeats: int = 5, # noise-study runs per pack
                log=print, # progress lines
                steps=VERIFY_STEPS, # the steps to run (the device record always runs); a skipped step fails the verdict
+               noise_max_iters: int = 3000, # `EvalConfig.max_iters` of the noise runs (the spec's default is 200)
               ) -> dict:
     "Run the GPU verification protocol on this machine's first GPU; returns the report ({device, packs, hardened, exploits, taxonomy, noise, passed, elapsed_s})."
     import subprocess
@@ -1293,12 +1294,12 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         save()
         # 5. noise
         for name in ("fp8_quant", "cross_entropy") if "noise" in steps else ():
-            evs = [run(request(name, get_pack(name).seed_kernel)) for _ in range(repeats)]
-            report["noise"][name] = noise_summary(evs)
+            evs = [run(request(name, get_pack(name).seed_kernel, max_iters=noise_max_iters)) for _ in range(repeats)]
+            report["noise"][name] = {**noise_summary(evs), "max_iters": noise_max_iters}
             n = report["noise"][name]
             widths = ", ".join(f"{k.rsplit(':', 1)[-1]}: {max(v['half_width']) * 100:.2f}% at {np.median(v['median_us']):.0f} us" for k, v in n["cases"].items())
             spread = "n/a" if n["spread"] is None else f"{100 * n['spread']:.2f}%"
-            log(f"noise  {name}: runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} {'PASS' if n['passed'] else 'FAIL'}")
+            log(f"noise  {name} (max_iters {noise_max_iters}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} {'PASS' if n['passed'] else 'FAIL'}")
     # the exploit suite (repository checkout only), run last in its own process
     save()
     suite = Path(__file__).resolve().parents[1] / "tests" / "test_exploits.py"
@@ -1321,9 +1322,10 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
 def verify_gpu_command(json_path=None, # --json FILE
                        repeats: int = 5, # --repeats N
                        steps=VERIFY_STEPS, # --steps a,b,...
+                       noise_max_iters: int = 3000, # --noise-max-iters N
                       ) -> int:
     "Body of `gpu-forecasters verify-gpu`: 0 when every step passes, 1 when one fails, 3 without a GPU."
-    try: report = verify_gpu(json_path, repeats, steps=steps)
+    try: report = verify_gpu(json_path, repeats, steps=steps, noise_max_iters=noise_max_iters)
     except BackendUnavailable as e:
         print(f"gpu-forecasters verify-gpu: {e}", file=sys.stderr); return 3
     return 0 if report["passed"] else 1

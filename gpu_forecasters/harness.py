@@ -692,7 +692,7 @@ def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, req
         else: items = None
         conn.send(("result", items, elapsed, flags, integrity, timer.last_gap_ns, notes))
 
-# %% ../nbs/18_harness.ipynb #d21b42ad
+# %% ../nbs/18_harness.ipynb #a6176b56
 class WorkerDied(Exception):
     "The worker ended without an answer: status `crashed` (reason: exit code or signal)."
     def __init__(self, reason: str): self.reason = reason; super().__init__(reason)
@@ -769,12 +769,14 @@ def process_cpu_s(pids) -> float:
     return total / tick
 
 def background_cpu_verdict(used_s: float, # CPU seconds of the candidate's process tree over the timed loop
-                           calls_s: float, # wall seconds of the candidate's own calls in that loop (the judge's clock)
+                           calls_s: float, # wall seconds the judge waited on the candidate in that loop (its calls and re-check fetches)
+                           anchor_extra_s: float = 0.0, # the anchor's CPU beyond its own waits over the same loop (the protocol's honest cost)
                           ) -> str | None:
-    "The `interference` message when the candidate's processes used the shared core beyond its own calls, else None."
-    if used_s <= 1.5 * calls_s + 0.25: return None  # slack: the worker's pipe work and the 10 ms tick of the CPU clock
-    return (f"the candidate's processes used {used_s:.2f} s of CPU during the timed loop, its own calls took {calls_s:.2f} s: "
-            "work left running while the reference was timed on the shared core")
+    "The `interference` message when the candidate's processes used the shared core beyond its calls and the protocol's own cost, else None."
+    allowed = 1.1 * calls_s + 2 * max(anchor_extra_s, 0.0) + 0.05  # 0.05 s: the 10 ms tick of each CPU counter
+    if used_s <= allowed: return None
+    return (f"the candidate's processes used {used_s:.2f} s of CPU during the timed loop, the judge waited {calls_s:.2f} s on its calls "
+            f"(the anchor used {max(anchor_extra_s, 0.0):.2f} s beyond its calls): work left running while the reference was timed on the shared core")
 
 _SPAWN_LOCK = threading.Lock()
 
@@ -1101,7 +1103,7 @@ def _is_cuda_oom(e: BaseException) -> bool:
     import torch
     return isinstance(e, torch.cuda.OutOfMemoryError) or (isinstance(e, RuntimeError) and "CUDA out of memory" in str(e))
 
-# %% ../nbs/18_harness.ipynb #0ac2bf91
+# %% ../nbs/18_harness.ipynb #1d054cd5
 def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: EvalRequest, device_name: str, seed: int,
                     cached: dict | None = None, # a reference-cache entry: the anchor's samples (no anchor worker then)
                    ) -> None:
@@ -1152,7 +1154,9 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
         return settled[1], wall
     def recheck(program, i, data) -> bool | None:
         "Check a program's held output of iteration i: True ok, False failed (recorded), None superseded."
+        t0 = time.perf_counter_ns()
         answer = workers[program].request(("fetch", i), limit, "re-check")
+        waited[program] = waited.get(program, 0) + time.perf_counter_ns() - t0
         if answer[0] == "superseded": return None
         items = answer[1]
         ok, message = pack.check(data, items[0] if len(items) == 1 else items, _iteration_case(case, iteration_seed(case.args["seed"], salt, i + 1)))
@@ -1185,7 +1189,8 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
     samples, overheads = {p: [] for p in workers}, []
     # workers sharing a core: the candidate's process tree may use the CPU only while it is being called
     watch_cpu = cuda and "anchor" in workers and cand.spin_s == 0 and os.path.isdir("/proc")
-    cpu_before, cand_wall_ns = process_cpu_s(_marked_processes(cand.marker)) if watch_cpu else 0.0, 0
+    cpu_before = {p: process_cpu_s(_marked_processes(w.marker)) for p, w in workers.items()} if watch_cpu else {}
+    waited = dict.fromkeys(workers, 0)  # ns the judge waited on each worker in the timed loop (calls and re-check fetches)
     # the candidate's outputs are re-checked; so are an untrusted anchor's (`compare`: another candidate, not the reference)
     checked = [p for p in workers if p == "candidate" or request.anchor_code is not None]
     schedules = {p: RecheckSchedule(prob=config.recheck_prob, rotation_slots=R, min_rechecks=config.min_rechecks) for p in checked}
@@ -1198,8 +1203,8 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
             timed = run(program, i, "benchmark")
             if timed is None: return
             samples[program].append(timed[0])
+            waited[program] += timed[1]
             if program == "candidate":
-                cand_wall_ns += timed[1]
                 overheads.append(timed[1] - timed[0])
                 if timed[1] < timed[0] - 5_000:
                     _fail(result, "incorrect", "timing_mismatch", f"timed iteration {i}: the worker reported {timed[0]} ns, the judge waited {timed[1]} ns"); return
@@ -1210,9 +1215,10 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
         if stop: break
     if cuda: result.device_state["end"] = gpu_state(_cuda_uuid())
     if watch_cpu:
-        used = process_cpu_s(_marked_processes(cand.marker)) - cpu_before
-        result.notes["candidate_cpu_s"] = f"{used:.2f} (its calls took {cand_wall_ns / 1e9:.2f} s)"
-        message = background_cpu_verdict(used, cand_wall_ns / 1e9)
+        used = {p: process_cpu_s(_marked_processes(w.marker)) - cpu_before[p] for p, w in workers.items()}
+        result.notes["candidate_cpu_s"] = (f"{used['candidate']:.2f} (waited {waited['candidate'] / 1e9:.2f} s); "
+                                           f"anchor {used['anchor']:.2f} (waited {waited['anchor'] / 1e9:.2f} s)")
+        message = background_cpu_verdict(used["candidate"], waited["candidate"] / 1e9, used["anchor"] - waited["anchor"] / 1e9)
         if message: _fail(result, "incorrect", "interference", message); return
     overhead = float(np.median(overheads))
     result.notes["judge_overhead_us"] = f"{overhead / 1e3:.1f} (null call {o_null / 1e3:.1f})"

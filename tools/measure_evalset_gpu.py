@@ -13,7 +13,7 @@ The candidates are generated from each pack's seed kernel and reference (so ever
 | `reference_compiled` | the reference under `torch.compile` (fusion) | above 1 where the reference is a chain of small ops |
 | `seed_graph`, `seed_graph_x2`, `seed_graph_x4` | the seed captured once per input shape in a CUDA graph, the inputs copied into the graph's buffers and the graph replayed 1, 2 or 4 times | well above 1 for launch-bound kernels (the host's launch overhead is gone), then halved and quartered |
 
-Every evaluation is appended to `<out>/measurements.jsonl` as it finishes (a rerun skips what is there), with the
+Every evaluation is appended to `<out>/measurements.jsonl` as it finishes (a rerun skips what succeeded and measures failures again), with the
 status, the speedup and its CI, the per-case medians, the device record and the harness config; `eval_set.jsonl`
 (the published eval-set schema, successful rows only, hardware from the device) and `MANIFEST.json` (what the loaders
 check the files against) are rewritten after each pack. After adding rows to the shipped set
@@ -48,27 +48,31 @@ GRAPH = '''
 
 # --- variant: captured in a CUDA graph per input shape, replayed {n} time(s) per call ---
 import torch as _variant_torch
+from torch.utils._pytree import tree_flatten as _variant_flatten, tree_unflatten as _variant_unflatten
 _variant_eager = custom_kernel
 _variant_graphs = {{}}
 
-def _variant_key(data):
-    return tuple((tuple(x.shape), x.dtype) if isinstance(x, _variant_torch.Tensor) else x for x in data)
+def _variant_key(leaves, spec):
+    # tensors by shape and dtype, everything else (sizes, flags, config dicts' values) by value
+    return str(spec), tuple((tuple(x.shape), x.dtype) if isinstance(x, _variant_torch.Tensor) else repr(x) for x in leaves)
 
 def custom_kernel(data):
-    key = _variant_key(data)
+    leaves, spec = _variant_flatten(data)  # inputs may nest tensors in dicts (TriMul's weights)
+    key = _variant_key(leaves, spec)
     entry = _variant_graphs.get(key)
     if entry is None:
-        static = [x.clone() if isinstance(x, _variant_torch.Tensor) else x for x in data]
+        static = [x.clone() if isinstance(x, _variant_torch.Tensor) else x for x in leaves]
+        static_data = _variant_unflatten(static, spec)
         side = _variant_torch.cuda.Stream()
         side.wait_stream(_variant_torch.cuda.current_stream())
         with _variant_torch.cuda.stream(side):
-            for _ in range(3): _variant_eager(tuple(static))
+            for _ in range(3): _variant_eager(static_data)
         _variant_torch.cuda.current_stream().wait_stream(side)
         graph = _variant_torch.cuda.CUDAGraph()
-        with _variant_torch.cuda.graph(graph): out = _variant_eager(tuple(static))
+        with _variant_torch.cuda.graph(graph): out = _variant_eager(static_data)
         entry = _variant_graphs[key] = (graph, static, out)
     graph, static, out = entry
-    for dst, src in zip(static, data):
+    for dst, src in zip(static, leaves):
         if isinstance(dst, _variant_torch.Tensor): dst.copy_(src)
     for _ in range({n}): graph.replay()
     return tuple(t.clone() for t in out) if isinstance(out, (tuple, list)) else out.clone()
@@ -103,7 +107,7 @@ def main(argv=None) -> int:
     from gpu_forecasters.packs.core import get_pack
     out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
     log = out / "measurements.jsonl"
-    done = {(r["pack"], r["variant"]) for r in map(json.loads, log.read_text().splitlines())} if log.exists() else set()
+    done = measured_variants(log)
     config = EvalConfig(max_measured_s=args.max_measured_s, max_case_wall_s=30.0)
     started = time.perf_counter()
     with LocalGPUBackend(devices=[0]) as backend:
@@ -130,6 +134,19 @@ def main(argv=None) -> int:
             write_eval_set(out, bin_of)
     write_eval_set(out, bin_of)
     return 0
+
+def measured_variants(log: Path) -> set:
+    "The (pack, variant) pairs already measured successfully; failed rows are dropped from the log (atomically) so a rerun measures them again."
+    if not log.exists(): return set()
+    rows = [json.loads(l) for l in log.read_text().splitlines()]
+    kept = [r for r in rows if r["status"] == "ok"]
+    for r in rows:
+        if r["status"] != "ok": print(f"{r['pack']:18} {r['variant']:20} measured again (last time {r['status']}: {str(r.get('message'))[:80]})")
+    if len(kept) < len(rows):
+        tmp = log.with_name(log.name + ".tmp")
+        tmp.write_text("".join(json.dumps(r, default=str) + "\n" for r in kept))
+        os.replace(tmp, log)
+    return {(r["pack"], r["variant"]) for r in kept}
 
 def write_eval_set(out: Path, bin_of):
     "eval_set.jsonl in the published schema from the successful measurements (atomic)."

@@ -173,7 +173,7 @@ def _keep_last_kwargs(model) -> dict:
     try: return {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(_base_of(model).forward).parameters else {}
     except (TypeError, ValueError): return {}
 
-# %% ../../nbs/31_backends.ipynb #9b86c293
+# %% ../../nbs/31_backends.ipynb #20d36bee
 class LocalBackend:
     "torch + peft LoRA training of a Hugging Face causal LM on the local device."
     kind = "local"
@@ -188,12 +188,15 @@ class LocalBackend:
                  device: str = "auto", # "auto", "cpu", "cuda", "cuda:1", ...
                  dtype: str = "bfloat16", # weights dtype of a model loaded by name
                  max_tokens_per_microbatch: int = 16384, # padded tokens per forward pass in `forward_backward`
+                 max_sampling_rows: int = 64, # the most rows (prompts × n) decoded together; larger batches are split into consecutive chunks of whole prompts
                  seed: int = 0, # seeds the LoRA initialisation
                 ):
         torch, transformers, peft = _import_local()
         self.torch, self.output_dir = torch, (Path(output_dir) if output_dir is not None else None)
         self.device = _resolve_device(torch, device)
         if dtype not in _DTYPES: raise BackendSetupError(f"dtype must be one of {', '.join(_DTYPES)}, got {dtype!r}")
+        if int(max_sampling_rows) < 1: raise BackendSetupError(f"max_sampling_rows must be at least 1, got {max_sampling_rows!r}")
+        self.max_sampling_rows = int(max_sampling_rows)
         if isinstance(model, (str, os.PathLike)):
             self.model_name = str(model)
             try: model = load_causal_lm(self.model_name, dtype)
@@ -222,7 +225,8 @@ class LocalBackend:
         return cls(get("model", _cfg_get(cfg, "base_model")), output_dir=output_dir, lora_rank=_cfg_get(cfg, "lora_rank", 32),
                    lora_alpha=get("lora_alpha", 32), lora_target_modules=get("lora_target_modules", None),
                    device=get("device", "auto"), dtype=get("dtype", "bfloat16"),
-                   max_tokens_per_microbatch=get("max_tokens_per_microbatch", 16384), seed=_cfg_get(cfg, "seed", 0))
+                   max_tokens_per_microbatch=get("max_tokens_per_microbatch", 16384),
+                   max_sampling_rows=get("max_sampling_rows", 64), seed=_cfg_get(cfg, "seed", 0))
 
 # %% ../../nbs/31_backends.ipynb #a979cb6f
 def tiny_llama(seed: int = 0, # `torch.manual_seed` before the random initialisation
@@ -235,33 +239,52 @@ def tiny_llama(seed: int = 0, # `torch.manual_seed` before the random initialisa
     torch.manual_seed(seed)
     return transformers.LlamaForCausalLM(cfg).float()
 
-# %% ../../nbs/31_backends.ipynb #34f13ff6
+# %% ../../nbs/31_backends.ipynb #cbd0101f
 def _draw(torch, logp, generator):
-    "One token per row of `logp` by inverting the float64 CDF (as exact as `torch.multinomial`, ~50x faster on a 201k vocabulary)."
+    """One token per row of `logp` by inverting the float64 CDF (as exact as `torch.multinomial`, ~50x faster on a 201k vocabulary).
+    `generator`: one `torch.Generator`, or a list of them, each drawing the uniforms of an equal share of consecutive rows."""
     cdf = torch.cumsum(logp.double().exp(), dim=-1)
-    u = torch.rand((logp.shape[0], 1), generator=generator, device=logp.device, dtype=torch.float64) * cdf[:, -1:]
+    gens = generator if isinstance(generator, (list, tuple)) else [generator]
+    per = logp.shape[0] // len(gens)
+    u = torch.cat([torch.rand((per, 1), generator=g, device=logp.device, dtype=torch.float64) for g in gens]) * cdf[:, -1:]
     return torch.searchsorted(cdf, u, right=True).squeeze(1).clamp_(max=logp.shape[-1] - 1)
 
-def _sample_prompt(self: LocalBackend, prompt, n, temperature, max_tokens, stop, seed) -> list[Sample]:
-    torch = self.torch
-    g = torch.Generator(device=self.device)
-    g.manual_seed(int(seed) if seed is not None else int(torch.randint(0, 2**62, (1,)).item()))
+def _left_padded(torch, prompts, n: int, device):
+    "(input ids, attention mask, position ids) of n copies of each prompt, left-padded with id 0 to the longest."
+    width = max(len(p) for p in prompts)
+    ids = torch.tensor([[0] * (width - len(p)) + list(p) for p in prompts for _ in range(n)], dtype=torch.long, device=device)
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts for _ in range(n)], dtype=torch.long, device=device)
+    return ids, mask, (mask.cumsum(-1) - 1).clamp(min=0)
+
+def _prompt_chunks(n_prompts: int, n: int, max_rows: int) -> list[range]:
+    "Consecutive ranges of whole prompts of at most `max_rows` rows (n per prompt); at least one prompt per range."
+    per = max(1, max_rows // n)
+    return [range(a, min(a + per, n_prompts)) for a in range(0, n_prompts, per)]
+
+def _sample_rows(self: LocalBackend, prompts, n, temperature, max_tokens, stop, seeds) -> list[list[Sample]]:
+    "n completions of each of `prompts`, decoded as one batch; rows j·n … j·n+n−1 are prompt j's and draw from its generator."
+    torch, rows = self.torch, len(prompts) * n
+    gens = [torch.Generator(device=self.device).manual_seed(int(s)) for s in seeds]
     stop_ids = set(int(t) for t in stop)
-    tokens, lps = [[] for _ in range(n)], [[] for _ in range(n)]
-    done = [False] * n
-    out = self.model(input_ids=torch.tensor([list(prompt)] * n, device=self.device), use_cache=True, **self.keep_last)
+    tokens, lps, done = [[] for _ in range(rows)], [[] for _ in range(rows)], [False] * rows
+    ids, mask, pos = _left_padded(torch, prompts, n, self.device)
+    out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, **self.keep_last)
+    pos = pos[:, -1:]
     for _ in range(max_tokens):
         logits = out.logits[:, -1].float()
         logp = torch.log_softmax(logits / temperature if temperature > 0 else logits, dim=-1)
-        nxt = _draw(torch, logp, g) if temperature > 0 else logp.argmax(-1)
+        nxt = _draw(torch, logp, gens) if temperature > 0 else logp.argmax(-1)
         lp = logp.gather(1, nxt[:, None]).squeeze(1)
         for i, (t, l) in enumerate(zip(nxt.tolist(), lp.tolist())):
             if done[i]: continue
             tokens[i].append(t); lps[i].append(l)
             done[i] = t in stop_ids
         if all(done): break
-        out = self.model(input_ids=nxt[:, None], past_key_values=out.past_key_values, use_cache=True, **self.keep_last)
-    return [Sample(t, l, "stop" if t and t[-1] in stop_ids else "length") for t, l in zip(tokens, lps)]
+        mask, pos = torch.cat([mask, mask.new_ones((rows, 1))], dim=1), pos + 1
+        out = self.model(input_ids=nxt[:, None], attention_mask=mask, position_ids=pos, past_key_values=out.past_key_values,
+                         use_cache=True, **self.keep_last)
+    samples = [Sample(t, l, "stop" if t and t[-1] in stop_ids else "length") for t, l in zip(tokens, lps)]
+    return [samples[j * n:(j + 1) * n] for j in range(len(prompts))]
 
 def _local_sample(self: LocalBackend,
                   prompts: list[list[int]], # prompt token ids, one list per row
@@ -271,11 +294,14 @@ def _local_sample(self: LocalBackend,
                   stop: list[int], # stop token ids (the renderer's)
                   seeds: list[int] | None = None, # one seed per prompt; None = from torch's global RNG
                  ) -> list[list[Sample]]:
-    "n completions per prompt, with the sampler's log-probs."
+    "n completions per prompt, with the sampler's log-probs; all prompts' rows decoded together, `max_sampling_rows` at a time."
     if seeds is not None and len(seeds) != len(prompts): raise ValueError(f"{len(seeds)} seeds for {len(prompts)} prompts")
-    with self.torch.no_grad():
-        return [_sample_prompt(self, p, n, temperature, max_tokens, stop, None if seeds is None else seeds[j])
-                for j, p in enumerate(prompts)]
+    if not prompts: return []
+    torch = self.torch
+    if seeds is None: seeds = [int(torch.randint(0, 2**62, (1,)).item()) for _ in prompts]
+    with torch.no_grad():
+        return [group for c in _prompt_chunks(len(prompts), n, self.max_sampling_rows)
+                for group in _sample_rows(self, [prompts[j] for j in c], n, temperature, max_tokens, stop, [seeds[j] for j in c])]
 
 LocalBackend.sample = _local_sample
 

@@ -115,7 +115,7 @@ def build_datum(prompt: list, # prompt token ids P
                  sampler_logprobs=pad + [float(q) for q in sampler_logprobs],
                  advantages=pad + [float(advantage)] * len(completion))
 
-# %% ../../nbs/32_grpo.ipynb #d2ba372f
+# %% ../../nbs/32_grpo.ipynb #a31ff615
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -132,6 +132,7 @@ class LocalBackendConfig(_Strict):
     lora_alpha: int = 32
     lora_target_modules: list[str] | None = None  # None: every attention and MLP linear plus the output head
     max_tokens_per_microbatch: int = Field(16384, ge=1)
+    max_sampling_rows: int = Field(64, ge=1)  # prompts × n decoded together (whole prompts per batch)
 
 class PoolConfig(_Strict):
     "Where the training rows come from (`data.load_rl_pool`)."
