@@ -5,7 +5,7 @@
 For each `EvalConfig.max_iters` in the list: `--runs` fresh evaluations of each pack's seed against its reference
 through the local back-end (the default `worker_cpus="shared"`); prints the aggregated speedups and their spread,
 each case's worst relative CI half-width, the iterations the case actually ran (it stops earlier when the RSE target
-or `max_measured_s` is met) and the wall time of one evaluation. The spec's target (kernels spec, GPU protocol step 5)
+or `max_measured_s` is met), the wall time of one evaluation and its start-up phase. The spec's target (kernels spec, GPU protocol step 5)
 is a half-width <= 1% for every case whose candidate median is >= 100 us.
 """
 import argparse, json, sys, time
@@ -40,10 +40,10 @@ def main():
                         if c.kind == "benchmark" and c.candidate is not None: iters.setdefault(c.case_id.rsplit(":", 1)[-1], []).append(c.candidate.n)
                 widths = {k.rsplit(":", 1)[-1]: (round(100 * max(v["half_width"]), 2), round(sorted(v["median_us"])[len(v["median_us"]) // 2])) for k, v in n["cases"].items()}
                 r = report.setdefault(name, {})[str(max_iters)] = {"rewards": n["rewards"], "spread": n["spread"], "half_width_pct_at_us": widths,
-                                                                  "iters": iters, "wall_s": walls, "passed": n["passed"],
+                                                                  "iters": iters, "wall_s": walls, "start_s": n["start_s"], "passed": n["passed"],
                                                                   "statuses": [e.status for e in evs]}
                 print(f"{name} max_iters {max_iters}: rewards {[round(x, 4) for x in r['rewards']]} spread {r['spread'] and round(100 * r['spread'], 2)}% "
-                      f"half-width % (at us) {widths} iters {iters} wall s {walls} {'PASS' if r['passed'] else 'FAIL'}", flush=True)
+                      f"half-width % (at us) {widths} iters {iters} wall s {walls} (start {n['start_s']}) {'PASS' if r['passed'] else 'FAIL'}", flush=True)
                 if a.json: Path(a.json).write_text(json.dumps(report, indent=1, default=str))
 
 if __name__ == "__main__": main()

@@ -1147,7 +1147,7 @@ def baselines_command(pack: str, # pack name (the spec's use: trimul)
     print(format_baselines(records, kernel_pack.name))
     return 3 if any(x["status"] == "infra_failure" or x.get("nomask_status") == "infra_failure" for r in records for x in r["runs"]) else 0
 
-# %% ../nbs/19_backends.ipynb #dc0adb8e
+# %% ../nbs/19_backends.ipynb #febb9add
 import numpy as np
 
 _TRITON = "import torch\nimport triton\nimport triton.language as tl\n"
@@ -1198,7 +1198,7 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
                   min_median_us: float = 100.0, # cases at least this long must meet the half-width target
                   target: float = 0.01, # relative CI half-width target
                  ) -> dict:
-    "Per-run aggregates, their spread (max − min)/median, and each case's worst relative CI half-width against the target."
+    "Per-run aggregates, their spread (max − min)/median, each case's worst relative CI half-width against the target, and each run's wall and start-up seconds."
     rewards = [ev.reward for ev in evaluations if ev.reward is not None]
     spread = (max(rewards) - min(rewards)) / float(np.median(rewards)) if len(rewards) > 1 else None
     cases = {}
@@ -1212,9 +1212,11 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
         entry["held_to_target"] = float(np.median(entry["median_us"])) >= min_median_us
         entry["meets_target"] = max(entry["half_width"]) <= target
     ok = len(rewards) == len(evaluations) and all(e["meets_target"] for e in cases.values() if e["held_to_target"])
-    return {"rewards": rewards, "spread": spread, "investigate": spread is not None and spread > 0.02, "cases": cases, "passed": ok}
+    return {"rewards": rewards, "spread": spread, "investigate": spread is not None and spread > 0.02, "cases": cases, "passed": ok,
+            "wall_s": [round(ev.wall_s, 2) for ev in evaluations],
+            "start_s": [ev.phases_s.get("start") for ev in evaluations]}  # the per-candidate overhead: worker start + the candidate's import
 
-# %% ../nbs/19_backends.ipynb #a9ad9f73
+# %% ../nbs/19_backends.ipynb #cf477838
 VERIFY_STEPS = ("packs", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
@@ -1299,7 +1301,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             n = report["noise"][name]
             widths = ", ".join(f"{k.rsplit(':', 1)[-1]}: {max(v['half_width']) * 100:.2f}% at {np.median(v['median_us']):.0f} us" for k, v in n["cases"].items())
             spread = "n/a" if n["spread"] is None else f"{100 * n['spread']:.2f}%"
-            log(f"noise  {name} (max_iters {noise_max_iters}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} {'PASS' if n['passed'] else 'FAIL'}")
+            log(f"noise  {name} (max_iters {noise_max_iters}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} start {np.median(n['start_s']):.1f} s of {np.median(n['wall_s']):.1f} s per run {'PASS' if n['passed'] else 'FAIL'}")
     # the exploit suite (repository checkout only), run last in its own process
     save()
     suite = Path(__file__).resolve().parents[1] / "tests" / "test_exploits.py"

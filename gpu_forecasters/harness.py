@@ -12,8 +12,8 @@ __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 
            'worker_cpu_plan', 'judge_worker_cpus', 'WorkerDied', 'WorkerTimeout', 'descendants', 'become_subreaper',
            'process_cpu_s', 'background_cpu_verdict', 'Worker', 'EvalRequest', 'rotation_slots', 'gpu_state',
            'gpu_processes', 'foreign_processes', 'our_pids', 'judge_oom_verdict', 'cache_dir', 'ReferenceCache',
-           'reference_drift', 'judged_case_set', 'import_deadline_s', 'run_judge', 'device_record', 'Comparison',
-           'pair_speedups']
+           'reference_drift', 'judged_case_set', 'import_deadline_s', 'phase_durations', 'run_judge', 'device_record',
+           'Comparison', 'pair_speedups']
 
 # %% ../nbs/18_harness.ipynb #ed97a732
 import dataclasses, hashlib, math, random
@@ -269,7 +269,7 @@ def paper_failure_kind(status: str, reason: str | None = None) -> str:
     if status in ("timeout", "crashed", "infra_failure"): return "infrastructure_failure"
     raise ValueError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
 
-# %% ../nbs/18_harness.ipynb #6446e841
+# %% ../nbs/18_harness.ipynb #0e738e8a
 EVALUATION_SCHEMA = "gpu_forecasters.evaluation/1"
 
 @dataclass
@@ -330,6 +330,7 @@ class Evaluation:
     gpu_seconds: float = 0.0
     wall_s: float = 0.0
     startup_s: float = 0.0  # cold start of a remote container (Modal); 0 here
+    phases_s: dict = dataclasses.field(default_factory=dict)  # wall seconds by phase (`phase_durations`): start, correctness, benchmark
     secret_salt: int = 20260529
     config: dict = dataclasses.field(default_factory=dict)
     harness_version: int = HARNESS_VERSION
@@ -1353,7 +1354,7 @@ def import_deadline_s(pack, config: EvalConfig) -> float:
     "Seconds a worker may take to import the candidate: `import_timeout_s`, at least 600 s for KernelBench."
     return max(config.import_timeout_s, KERNELBENCH_IMPORT_TIMEOUT_S) if getattr(pack, "kind", None) == "kernelbench" else config.import_timeout_s
 
-# %% ../nbs/18_harness.ipynb #595197dc
+# %% ../nbs/18_harness.ipynb #cbfe866a
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -1364,6 +1365,17 @@ def _canary(pack, request: EvalRequest) -> bool:
     try: return _call(worker, pack, case, pack.generate_input(case, request.device), request.config.first_call_timeout_s, "canary", probe, "first_call") is not None
     except (WorkerTimeout, WorkerDied): return False
     finally: worker.close()
+
+def phase_durations(started: float, # when the evaluation began (perf_counter)
+                    loaded: float | None, # when the candidate's worker had loaded it (None: it never did)
+                    checked: float | None, # when the correctness cases were done (None: they never finished)
+                    end: float, # when the evaluation ended
+                   ) -> dict:
+    "Wall seconds of an evaluation's phases: `start` (spawn, imports, CUDA, the candidate's import), `correctness`, `benchmark` (only those reached)."
+    out = {"start": (loaded if loaded is not None else end) - started}
+    if loaded is not None: out["correctness"] = (checked if checked is not None else end) - loaded
+    if checked is not None and end > checked: out["benchmark"] = end - checked
+    return {k: round(v, 3) for k, v in out.items()}
 
 def run_judge(request: EvalRequest, # pack, case set, candidate source, config, device, mode
               canary_check=None, # test hook: replaces the canary (a callable returning True/False)
@@ -1395,6 +1407,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
     cand = anch = early_anchor = None
     current = ev.per_case[0] if ev.per_case else None
     anchor_code = request.anchor_code or _anchor_source(pack)
+    loaded = checked = None  # phase marks (`phase_durations`)
     try:
         check_source(code, config.require_custom_kernel and code != pack.seed_kernel)
         cand_process = _spawn(pack, code, request)
@@ -1404,7 +1417,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
             early_anchor = _spawn(pack, anchor_code, request, "anchor")
         cand, problem = _start(pack, code, request, cand_process)
         if problem: raise CandidateError(problem[1], problem[2]) if problem[0] == "compile_failed" else _Early(*problem)
-        first = True
+        loaded, first = time.perf_counter(), True
         for case in correctness:
             current = results[id(case)]
             timeout = config.first_call_timeout_s if first else config.correctness_case_timeout_s
@@ -1412,6 +1425,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
             first = False
             if answer is None: break
             current.status = "ok"
+        else: checked = time.perf_counter()
         def anchor():
             nonlocal anch
             if anch is None:
@@ -1478,7 +1492,9 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
     if anch is not None and anch.info.get("worker_cpus") is not None: ev.device["anchor_worker_cpus"] = anch.info["worker_cpus"]
     ev.flags = sorted(set(ev.flags) | {f for r in ev.per_case for f in r.flags})
     ev.feedback = evaluation_feedback(ev, pack)
-    ev.wall_s = ev.gpu_seconds = time.perf_counter() - started
+    end = time.perf_counter()
+    ev.wall_s = ev.gpu_seconds = end - started
+    ev.phases_s = phase_durations(started, loaded, checked, end)
     return ev
 
 def device_record(device: str, worker_info: dict) -> dict:
