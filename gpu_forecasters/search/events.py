@@ -997,7 +997,7 @@ def _identity(e) -> str:
         if hasattr(e, name): return f"{name}={getattr(e, name)!r}"
     return "at=" + e.at if e.kind in ("run_resumed", "request_redispatched") else "singleton"
 
-# %% ../../nbs/21_events.ipynb #d3bf9552
+# %% ../../nbs/21_events.ipynb #c90e4619
 def _invalid(e, why: str): return InvalidTransition(f"{e.kind} ({_identity(e)}): {why}")
 
 def _on_search_initialized(state, e):
@@ -1009,14 +1009,21 @@ def _on_search_initialized(state, e):
 def _on_run_resumed(state, e):
     return _evolve(state, process_runs=state.process_runs + 1, resumes={**state.resumes, (e.kind, e.at): e})
 
+def _candidate_order(kernel_id: str) -> tuple:
+    "Where a kernel stands in request order: the seed first, then (step, parent index, slot); unknown ids last."
+    return (-1, 0, 0) if kernel_id == "seed" else parse_request_id(kernel_id) or (float("inf"), 0, 0)
+
 def _with_evaluation(state, evaluation, kernel_id, step):
-    "GPU-seconds, devices and the best result after a completed evaluation."
+    "GPU-seconds, devices and the best result after a completed evaluation (a tied reward goes to the earlier request)."
     R = search_reward(evaluation, state.params.reward)
     gpu = evaluation.get("gpu_seconds") or 0.0
     device = evaluation.get("device_name")
     devices = state.devices + ((device,) if device and device not in state.devices else ())
     best = state.best
-    if R is not None and (best is None or R > best[0]): best = (R, kernel_id, step)
+    # ties go by request order, not completion order: evaluations running concurrently finish in any order, and the
+    # summary's best_kernel_id must not depend on it (a threaded and an inline run of one search once disagreed here)
+    if R is not None and (best is None or R > best[0] or (R == best[0] and _candidate_order(kernel_id) < _candidate_order(best[1]))):
+        best = (R, kernel_id, step)
     return R, _evolve(state, gpu_seconds_exact=state.gpu_seconds_exact + Fraction(gpu), devices=devices, best=best)
 
 def _on_seed_requested(state, e):
