@@ -1354,7 +1354,7 @@ def import_deadline_s(pack, config: EvalConfig) -> float:
     "Seconds a worker may take to import the candidate: `import_timeout_s`, at least 600 s for KernelBench."
     return max(config.import_timeout_s, KERNELBENCH_IMPORT_TIMEOUT_S) if getattr(pack, "kind", None) == "kernelbench" else config.import_timeout_s
 
-# %% ../nbs/18_harness.ipynb #cbfe866a
+# %% ../nbs/18_harness.ipynb #9fe1fab1
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -1371,7 +1371,7 @@ def phase_durations(started: float, # when the evaluation began (perf_counter)
                     checked: float | None, # when the correctness cases were done (None: they never finished)
                     end: float, # when the evaluation ended
                    ) -> dict:
-    "Wall seconds of an evaluation's phases: `start` (spawn, imports, CUDA, the candidate's import), `correctness`, `benchmark` (only those reached)."
+    "Wall seconds of an evaluation's phases: \"start\" (spawn, imports, CUDA, the candidate's import), \"correctness\", \"benchmark\" (only those reached)."
     out = {"start": (loaded if loaded is not None else end) - started}
     if loaded is not None: out["correctness"] = (checked if checked is not None else end) - loaded
     if checked is not None and end > checked: out["benchmark"] = end - checked
