@@ -1104,7 +1104,7 @@ def _is_cuda_oom(e: BaseException) -> bool:
     import torch
     return isinstance(e, torch.cuda.OutOfMemoryError) or (isinstance(e, RuntimeError) and "CUDA out of memory" in str(e))
 
-# %% ../nbs/18_harness.ipynb #1d054cd5
+# %% ../nbs/18_harness.ipynb #05bc0733
 def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: EvalRequest, device_name: str, seed: int,
                     cached: dict | None = None, # a reference-cache entry: the anchor's samples (no anchor worker then)
                    ) -> None:
@@ -1157,7 +1157,7 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
         "Check a program's held output of iteration i: True ok, False failed (recorded), None superseded."
         t0 = time.perf_counter_ns()
         answer = workers[program].request(("fetch", i), limit, "re-check")
-        waited[program] = waited.get(program, 0) + time.perf_counter_ns() - t0
+        waited[program] += time.perf_counter_ns() - t0
         if answer[0] == "superseded": return None
         items = answer[1]
         ok, message = pack.check(data, items[0] if len(items) == 1 else items, _iteration_case(case, iteration_seed(case.args["seed"], salt, i + 1)))
