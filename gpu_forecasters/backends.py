@@ -1216,7 +1216,7 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
             "wall_s": [round(ev.wall_s, 2) for ev in evaluations],
             "start_s": [ev.phases_s.get("start") for ev in evaluations]}  # the per-candidate overhead: worker start + the candidate's import
 
-# %% ../nbs/19_backends.ipynb #cf477838
+# %% ../nbs/19_backends.ipynb #c7069887
 VERIFY_STEPS = ("packs", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
@@ -1225,15 +1225,24 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
                steps=VERIFY_STEPS, # the steps to run (the device record always runs); a skipped step fails the verdict
                noise_max_iters: int = 3000, # `EvalConfig.max_iters` of the noise runs (the spec's default is 200)
               ) -> dict:
-    "Run the GPU verification protocol on this machine's first GPU; returns the report ({device, packs, hardened, exploits, taxonomy, noise, passed, elapsed_s})."
+    "Run the GPU verification protocol on this machine's first GPU; returns the report ({device, packs, hardened, exploits, taxonomy, noise, overhead, step_s, passed, elapsed_s})."
     import subprocess
     from pathlib import Path
-    from gpu_forecasters.harness import gpu_state
+    from gpu_forecasters.harness import gpu_state, warm_workers
     from gpu_forecasters.packs.core import get_pack
     started = time.perf_counter()
     unknown = sorted(set(steps) - set(VERIFY_STEPS))
     if unknown: raise ValueError(f"unknown verify-gpu step(s) {', '.join(unknown)}; the steps are {', '.join(VERIFY_STEPS)}")
-    report = {"device": {}, "packs": {}, "hardened": {}, "exploits": {}, "taxonomy": {}, "noise": {}, "steps": list(steps), "passed": False}
+    report = {"device": {}, "packs": {}, "hardened": {}, "exploits": {}, "taxonomy": {}, "noise": {}, "overhead": {}, "step_s": {},
+              "steps": list(steps), "passed": False}
+    phases, last_mark = [], [started]
+    def mark(step):
+        "Record the wall seconds of the step just finished, and the per-candidate overhead so far."
+        now = time.perf_counter()
+        report["step_s"][step] = round(now - last_mark[0], 1); last_mark[0] = now
+        pick = lambda k: [p[k] for p in phases if k in p]
+        report["overhead"] = {"evaluations": len(phases), "warm_workers": warm_workers("cuda"),
+                              **{f"{k}_s": {"median": round(float(np.median(pick(k))), 2), "max": round(max(pick(k)), 2)} for k in ("start", "teardown") if pick(k)}}
     def save():
         report["elapsed_s"] = round(time.perf_counter() - started, 1)
         if json_path is None: return
@@ -1246,9 +1255,12 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         return EvalRequest(pack, case_set, code, config=EvalConfig(case_set=case_set, **overrides), device="cuda")
     def line(ev) -> dict:
         return {"status": ev.status, "reason": ev.reason, "reward": ev.reward, "reward_ci": ev.reward_ci, "flags": ev.flags,
-                "wall_s": round(ev.wall_s, 1), "message": (ev.message or "")[:300] or None}
+                "wall_s": round(ev.wall_s, 1), "phases_s": ev.phases_s, "message": (ev.message or "")[:300] or None}
     with LocalGPUBackend(devices=[0]) as backend:
-        run = lambda req: backend.submit(req).result()
+        def run(req):
+            ev = backend.submit(req).result()
+            phases.append(ev.phases_s)
+            return ev
         # 2. the packs (first: its first evaluation also gives the device record)
         bands = {"trimul": (0.5, 4.0)}
         for name in ("fp8_quant", "cross_entropy", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul") if "packs" in steps else ("fp8_quant",):
@@ -1270,10 +1282,10 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         report["device"] = {**d, "state": state, "passed": ok}
         log(f"device {d.get('name')} driver {state.get('driver')} SM {state.get('sm_clock_mhz')}/{state.get('sm_clock_max_mhz')} MHz "
             f"torch {d.get('torch')} triton {d.get('triton')} flush {d.get('l2_flush_bytes')} B {'PASS' if ok else 'FAIL'}")
-        save()
+        mark("packs"); save()
         # 3. hardened seeds and the GDN shortcuts
         for name in () if "hardened" not in steps else ("fp8_quant", "cross_entropy", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul"):
-            ev = run(request(name, get_pack(name).seed_kernel, "hardened"))
+            ev = run(request(name, get_pack(name).seed_kernel, "hardened", check_mode="correctness_only"))
             report["hardened"][name] = {**line(ev), "passed": ev.status == "ok"}
             log(f"hardened {name:18} {ev.status} {ev.reward}")
         import importlib
@@ -1284,6 +1296,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
                 passed = paper.status == "ok" and hardened.status == "incorrect"
                 report["hardened"][f"{name}:{label}"] = {"paper": paper.status, "hardened": hardened.status, "hardened_reason": hardened.reason, "passed": passed}
                 log(f"shortcut {name} {label}: paper {paper.status}, hardened {hardened.status} {'PASS' if passed else 'FAIL'}")
+        if "hardened" in steps: mark("hardened")
         save()
         # 4. the GPU taxonomy, each fault followed by the seed
         seed = get_pack("fp8_quant").seed_kernel
@@ -1293,6 +1306,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             passed = ev.status == status and (reason is None or ev.reason == reason) and after.status == "ok"
             report["taxonomy"][label] = {**line(ev), "expected": [status, reason], "seed_after": after.status, "passed": passed}
             log(f"taxonomy {label}: {ev.status}/{ev.reason}, seed after: {after.status} {'PASS' if passed else 'FAIL'}")
+        if "taxonomy" in steps: mark("taxonomy")
         save()
         # 5. noise
         for name in ("fp8_quant", "cross_entropy") if "noise" in steps else ():
@@ -1302,18 +1316,25 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             widths = ", ".join(f"{k.rsplit(':', 1)[-1]}: {max(v['half_width']) * 100:.2f}% at {np.median(v['median_us']):.0f} us" for k, v in n["cases"].items())
             spread = "n/a" if n["spread"] is None else f"{100 * n['spread']:.2f}%"
             log(f"noise  {name} (max_iters {noise_max_iters}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} start {np.median(n['start_s']):.1f} s of {np.median(n['wall_s']):.1f} s per run {'PASS' if n['passed'] else 'FAIL'}")
+    if "noise" in steps: mark("noise")
     # the exploit suite (repository checkout only), run last in its own process
     save()
     suite = Path(__file__).resolve().parents[1] / "tests" / "test_exploits.py"
     if "exploits" not in steps: report["exploits"] = {"summary": "not run (steps)", "passed": False}
     elif suite.exists():
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "cuda", "-p", "no:cacheprovider", str(suite)],
-                              capture_output=True, text=True, cwd=suite.parents[1])
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "cuda", "-p", "no:cacheprovider", "--tb=line", "-rf", str(suite)],
+                              capture_output=True, text=True, cwd=suite.parents[1], env={**os.environ, "COLUMNS": "400"})
         tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
-        report["exploits"] = {"suite": str(suite), "summary": tail, "failures": [l for l in done.stdout.splitlines() if l.startswith("FAILED")],
-                              "passed": done.returncode == 0}
+        # with --tb=line each failure is one line holding its assertion message
+        report["exploits"] = {"suite": str(suite), "summary": tail, "failures": [l[:1000] for l in done.stdout.splitlines() if l.startswith("FAILED")],
+                              "tracebacks": [l[:1000] for l in done.stdout.splitlines() if ".py:" in l and "Error" in l], "passed": done.returncode == 0}
     else: report["exploits"] = {"summary": "the exploit suite ships with the repository's tests; run verify-gpu from a checkout", "passed": False}
+    if "exploits" in steps: mark("exploits")
     log(f"exploits {report['exploits']['summary']} {'PASS' if report['exploits']['passed'] else 'FAIL'}")
+    if report["overhead"].get("start_s"):
+        o = report["overhead"]
+        log(f"overhead per candidate ({o['evaluations']} evaluations, {o['warm_workers']} warm workers): start {o['start_s']['median']} s "
+            f"(max {o['start_s']['max']}), teardown {o['teardown_s']['median']} s; steps {report['step_s']}")
     results = [report["device"]] + list(report["packs"].values()) + list(report["hardened"].values()) + list(report["taxonomy"].values()) \
             + list(report["noise"].values()) + [report["exploits"]]
     report["passed"] = set(steps) == set(VERIFY_STEPS) and all(step.get("passed") for step in results)

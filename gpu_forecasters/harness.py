@@ -4,16 +4,17 @@
 
 # %% auto #0
 __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 'EVALUATION_SCHEMA', 'WATCHED',
-           'WORKER_MARKER_ENV', 'REFERENCE_CACHE_DEPTH', 'KERNELBENCH_IMPORT_TIMEOUT_S', 'COMPARISON_SCHEMA',
-           'EvalConfig', 'rse', 'TimingStats', 'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps',
-           'floor_ns', 'case_speedup', 'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci',
-           'classify_failure', 'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation',
-           'evaluation_feedback', 'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'physical_cores',
-           'worker_cpu_plan', 'judge_worker_cpus', 'WorkerDied', 'WorkerTimeout', 'descendants', 'become_subreaper',
-           'process_cpu_s', 'background_cpu_verdict', 'Worker', 'EvalRequest', 'rotation_slots', 'gpu_state',
-           'gpu_processes', 'foreign_processes', 'our_pids', 'judge_oom_verdict', 'cache_dir', 'ReferenceCache',
-           'reference_drift', 'judged_case_set', 'import_deadline_s', 'phase_durations', 'run_judge', 'device_record',
-           'Comparison', 'pair_speedups']
+           'WORKER_MARKER_ENV', 'WARM_WORKERS_ENV', 'WORKER_POOL', 'REFERENCE_CACHE_DEPTH',
+           'KERNELBENCH_IMPORT_TIMEOUT_S', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'TimingStats', 'abba_order',
+           'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'case_speedup', 'geomean',
+           'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure', 'classify_exception',
+           'paper_failure_kind', 'CaseResult', 'Evaluation', 'evaluation_feedback', 'IntegrityWatch', 'global_flags',
+           'gpu_local_cpus', 'physical_cores', 'worker_cpu_plan', 'judge_worker_cpus', 'WorkerDied', 'WorkerTimeout',
+           'descendants', 'become_subreaper', 'process_cpu_s', 'background_cpu_verdict', 'Worker', 'spawn_environment',
+           'warm_workers', 'spare_cpus', 'WorkerPool', 'EvalRequest', 'rotation_slots', 'gpu_state', 'gpu_processes',
+           'foreign_processes', 'our_pids', 'judge_oom_verdict', 'cache_dir', 'ReferenceCache', 'reference_drift',
+           'judged_case_set', 'import_deadline_s', 'phase_durations', 'run_judge', 'device_record', 'Comparison',
+           'pair_speedups']
 
 # %% ../nbs/18_harness.ipynb #ed97a732
 import dataclasses, hashlib, math, random
@@ -269,7 +270,7 @@ def paper_failure_kind(status: str, reason: str | None = None) -> str:
     if status in ("timeout", "crashed", "infra_failure"): return "infrastructure_failure"
     raise ValueError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
 
-# %% ../nbs/18_harness.ipynb #0e738e8a
+# %% ../nbs/18_harness.ipynb #e7068443
 EVALUATION_SCHEMA = "gpu_forecasters.evaluation/1"
 
 @dataclass
@@ -330,7 +331,7 @@ class Evaluation:
     gpu_seconds: float = 0.0
     wall_s: float = 0.0
     startup_s: float = 0.0  # cold start of a remote container (Modal); 0 here
-    phases_s: dict = dataclasses.field(default_factory=dict)  # wall seconds by phase (`phase_durations`): start, correctness, benchmark
+    phases_s: dict = dataclasses.field(default_factory=dict)  # wall seconds by phase (`phase_durations`): start, correctness, benchmark, teardown
     secret_salt: int = 20260529
     config: dict = dataclasses.field(default_factory=dict)
     harness_version: int = HARNESS_VERSION
@@ -539,7 +540,7 @@ def global_flags(torch) -> dict:
             "cudnn.enabled": b.cudnn.enabled, "cudnn.benchmark": b.cudnn.benchmark,
             "cudnn.deterministic": b.cudnn.deterministic, "cudnn.allow_tf32": b.cudnn.allow_tf32}
 
-# %% ../nbs/18_harness.ipynb #4bf01b6d
+# %% ../nbs/18_harness.ipynb #91a10691
 WORKER_MARKER_ENV = "GPU_FORECASTERS_WORKER"
 
 def _cpu_list(text: str) -> set[int]:
@@ -604,19 +605,31 @@ def _pin(cpus) -> list[int] | None:
     except OSError: return None
     return sorted(cpus)
 
-def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, require_custom_kernel: bool, flush_factor: float = 2.0,
-                 cpus: list | None = None, spin_s: float = 0.05):
-    "The untrusted worker: load the candidate, then answer the judge's messages until `stop`."
+def _worker_main(conn, workdir: str, device: str, blank_cpus: list | None = None):
+    "The untrusted worker: import what every candidate needs, wait for one candidate (`load`), load it, then answer the judge's messages until `stop`."
     os.setpgrp()  # own process group: the judge kills it and every descendant together
     for var, sub in (("TRITON_CACHE_DIR", "triton"), ("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TORCH_EXTENSIONS_DIR", "extensions")):
         os.environ[var] = os.path.join(workdir, sub)
     if device == "cpu": os.environ.setdefault("TRITON_INTERPRET", "1")
     os.chdir(workdir)
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if device != "cpu": _pin(blank_cpus)  # while blank: away from the cores the running evaluation is timed on
+    # the blank phase: the imports every candidate needs and nothing of any candidate; no CUDA yet (a context would put
+    # this process on the GPU, beside the evaluation that may be timed there now)
     import collections
     import torch, torch.multiprocessing  # noqa: F401  (registers the tensor-sharing reductions)
     if device == "cpu": torch.set_num_threads(4)
     from gpu_forecasters.packs.core import CandidateError, UTILS_SHIM, get_pack, load_candidate
+    try: import triton  # noqa: F401  (most candidates import it; the packs' Triton seeds do)
+    except ImportError: pass
+    try:
+        conn.send(("blank",))  # imports done: the judge may time calls without this process competing for the CPU
+        message = conn.recv()
+    except (EOFError, OSError): return  # the judge went away before it gave this worker a candidate
+    if message[0] != "load": return
+    _, pack_name, code, require_custom_kernel, flush_factor, cpus, spin_s = message
     cpus = None if device == "cpu" else _pin(cpus)
+    if cpus is None and blank_cpus and allowed: os.sched_setaffinity(0, allowed)  # unpinned: every CPU it started with
     timer = _HostTimer(time.perf_counter_ns) if device == "cpu" else _CudaTimer(torch, time.perf_counter_ns, flush_factor)
     pack = get_pack(pack_name)
     watch = IntegrityWatch(WATCHED, [sys.modules[_worker_main.__module__]], UTILS_SHIM)
@@ -693,7 +706,7 @@ def _worker_main(conn, pack_name: str, code: str, workdir: str, device: str, req
         else: items = None
         conn.send(("result", items, elapsed, flags, integrity, timer.last_gap_ns, notes))
 
-# %% ../nbs/18_harness.ipynb #a6176b56
+# %% ../nbs/18_harness.ipynb #ac32e95e
 class WorkerDied(Exception):
     "The worker ended without an answer: status `crashed` (reason: exit code or signal)."
     def __init__(self, reason: str): self.reason = reason; super().__init__(reason)
@@ -782,9 +795,11 @@ def background_cpu_verdict(used_s: float, # CPU seconds of the candidate's proce
 _SPAWN_LOCK = threading.Lock()
 
 class Worker:
-    "One untrusted candidate process, driven by the judge."
-    def __init__(self, pack_name: str, code: str, device: str = "cpu", require_custom_kernel: bool = False, flush_factor: float = 2.0,
-                 cpus: list | None = None, spin_s: float = 0.05):
+    "One untrusted candidate process, driven by the judge: spawned blank, then given exactly one candidate (`load`)."
+    def __init__(self, device: str = "cpu", # "cpu" or "cuda"
+                 blank_cpus: list | None = None, # CPUs it may use until it is loaded (None: any)
+                ):
+        self.device = device
         self.workdir = tempfile.mkdtemp(prefix="gpu_forecasters_worker_")
         self.marker = os.path.basename(self.workdir)
         ctx = mp.get_context("spawn")
@@ -792,13 +807,13 @@ class Worker:
         # the target is taken from the installed module: spawn pickles functions by module path, and a function
         # defined in a notebook session lives in `__main__`, which the child does not have
         from gpu_forecasters.harness import _worker_main as target
-        self.process = ctx.Process(target=target, args=(child, pack_name, code, self.workdir, device, require_custom_kernel, flush_factor, cpus, spin_s), daemon=True)
-        self.spin_s = spin_s
+        self.process = ctx.Process(target=target, args=(child, self.workdir, device, blank_cpus), daemon=True)
+        self.spin_s, self.loaded, self.imported = 0.0, False, False
+        self.environment = spawn_environment()  # what the child starts with: a warm worker serves only a judge still in it
         self.info = {}  # what the worker reports when loaded (null-call timing, flush size)
         self.started = time.perf_counter()
         from multiprocessing import resource_tracker
         resource_tracker.ensure_running()  # started now, so that it does not inherit the marker (and get killed with the worker)
-        self.children_before = set(descendants(os.getpid()))  # this process's descendants before the spawn
         with _SPAWN_LOCK:  # the child's environment is the parent's at start: set the marker just for this spawn
             previous = os.environ.get(WORKER_MARKER_ENV)
             os.environ[WORKER_MARKER_ENV] = self.marker
@@ -807,6 +822,24 @@ class Worker:
                 if previous is None: os.environ.pop(WORKER_MARKER_ENV, None)
                 else: os.environ[WORKER_MARKER_ENV] = previous
         child.close()
+
+    def load(self, pack_name: str, # the pack whose inputs and checker the candidate serves
+             code: str, # the candidate's source
+             require_custom_kernel: bool = False, # a missing `custom_kernel` is a failure (else `ref_kernel` may stand in)
+             flush_factor: float = 2.0, # L2 flush buffer, in multiples of the L2
+             cpus: list | None = None, # CPUs to pin it to from now on (None: not pinned)
+             spin_s: float = 0.05, # seconds it spins before blocking on the judge's next message (cuda)
+            ) -> "Worker":
+        "Give this blank worker its one candidate; its answer (`loaded` or `load_error`) comes through `receive`."
+        if self.loaded: raise RuntimeError("a worker serves exactly one candidate; spawn another")
+        self.loaded, self.spin_s, self.started = True, spin_s, time.perf_counter()
+        # this process's descendants before the candidate could run: a child of this process that is not among them
+        # (nor a worker) was adopted from the candidate's tree; one the judge started earlier (a test's GPU holder, a
+        # tool) is not, even when this worker was spawned before it
+        self.children_before = set(descendants(os.getpid()))
+        try: self.conn.send(("load", pack_name, code, require_custom_kernel, flush_factor, cpus, spin_s))
+        except (BrokenPipeError, ConnectionError, OSError): pass  # it died blank: `receive` reports it
+        return self
 
     def receive(self, timeout_s: float, phase: str):
         "The worker's next message, within `timeout_s`; `WorkerTimeout` or `WorkerDied` otherwise."
@@ -817,14 +850,27 @@ class Worker:
                 self.kill()
                 raise WorkerTimeout(f"{phase}: no answer within {timeout_s:g} s")
             if self.conn.poll(min(left, 0.05)):
-                try: return self.conn.recv()
+                try: message = self.conn.recv()
                 except (EOFError, ConnectionError, OSError):
                     self.process.join(2)
                     raise WorkerDied(_exit_reason(self.process)) from None
+                if message == ("blank",): self.imported = True; continue  # its imports are done (see `wait_imported`)
+                return message
             if not self.process.is_alive():
                 if self.conn.poll(0): continue
                 self.process.join(2)
                 raise WorkerDied(_exit_reason(self.process))
+
+    def wait_imported(self, timeout_s: float) -> bool:
+        "Wait up to `timeout_s` until this blank worker has finished its imports; whether it has."
+        deadline = time.monotonic() + timeout_s
+        while not self.imported and not self.loaded and self.process.is_alive():
+            left = deadline - time.monotonic()
+            if left <= 0: break
+            if not self.conn.poll(min(left, 0.05)): continue
+            try: self.imported = self.conn.recv() == ("blank",)  # the only message a blank worker sends
+            except (EOFError, ConnectionError, OSError): break
+        return self.imported
 
     def request(self, message: tuple, timeout_s: float, phase: str):
         "Send one message, return the worker's answer."
@@ -852,8 +898,9 @@ class Worker:
             live = {p for p, (_, state, _) in table.items() if state != "Z"}
             # left over: attached descendants, processes carrying the marker (even re-parented to init), and orphans this
             # process adopted as a subreaper since the spawn (a double fork with a scrubbed environment)
-            known = self.children_before | {c.pid for c in mp.active_children()} | {self.process.pid}
-            adopted = {c for c, (parent, state, _) in table.items() if parent == os.getpid() and state != "Z" and c not in known}
+            known = getattr(self, "children_before", set()) | {c.pid for c in mp.active_children()} | {self.process.pid}
+            adopted = {c for c, (parent, state, _) in table.items() if parent == os.getpid() and state != "Z" and c not in known} \
+                      if self.loaded else set()  # a blank worker ran no candidate code: nothing of its making to adopt
             pids = (attached & live) | set(_marked_processes(self.marker)) | adopted
             pids |= {d for pid in pids for d in descendants(pid, table)}
             if not pids: break
@@ -865,11 +912,15 @@ class Worker:
                 try: os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError: pass
 
-    def close(self):
-        "Stop the worker and everything it started."
+    def stop(self):
+        "Ask the worker to exit (it exits by itself; `close` waits for it and kills what is left)."
         try:
             if self.process.is_alive(): self.conn.send(("stop",))
         except (BrokenPipeError, OSError): pass
+
+    def close(self):
+        "Stop the worker and everything it started."
+        self.stop()
         self.process.join(1)
         self.kill()
         self.conn.close()
@@ -879,7 +930,78 @@ class Worker:
     @property
     def seconds(self) -> float: return time.perf_counter() - self.started
 
-# %% ../nbs/18_harness.ipynb #44b34ac6
+# %% ../nbs/18_harness.ipynb #d73bb79b
+import atexit
+
+# %% ../nbs/18_harness.ipynb #ab07c156
+WARM_WORKERS_ENV = "GPU_FORECASTERS_WARM_WORKERS"
+
+def spawn_environment() -> tuple:
+    "What a spawned worker inherits from this process and keeps: the environment variables and `sys.path`."
+    # PYTEST_CURRENT_TEST is rewritten by pytest at every test phase and read by no candidate: a test suite's pool would
+    # otherwise be discarded before every test
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST")), tuple(sys.path)
+
+def warm_workers(device: str) -> int:
+    "Blank workers kept ready for `device`: $GPU_FORECASTERS_WARM_WORKERS, else 2 on cuda (a candidate and its anchor) and 0 on cpu."
+    value = os.environ.get(WARM_WORKERS_ENV, "").strip()
+    if not value: return 0 if device == "cpu" else 2
+    try: n = int(value)
+    except ValueError: n = -1
+    if n < 0: raise ValueError(f"${WARM_WORKERS_ENV} must be a whole number of workers (0 turns warm workers off), got {value!r}")
+    return n
+
+def spare_cpus(plan: dict) -> list | None:
+    "The CPUs of this process that the `worker_cpu_plan` gives neither worker (None: the plan pins nothing, or leaves none)."
+    busy = set(plan.get("anchor") or ()) | set(plan.get("candidate") or ())
+    if not busy or not hasattr(os, "sched_getaffinity"): return None
+    return sorted(set(os.sched_getaffinity(0)) - busy) or None
+
+class WorkerPool:
+    "Blank workers spawned ahead (imports done, no CUDA, no candidate) per device; each serves exactly one candidate."
+    def __init__(self, size=warm_workers, # a function: device -> how many blank workers to keep ready
+                ):
+        self.size, self.ready, self.lock = size, {}, threading.Lock()
+
+    def take(self, device: str, # "cpu" or "cuda"
+             spare: list | None = None, # CPUs the replacements may import on (`spare_cpus`)
+            ) -> Worker:
+        "A blank worker for `device`: a ready one when there is one, else a new one; then the pool tops itself up."
+        environment = spawn_environment()
+        with self.lock:
+            queue = self.ready.setdefault(device, [])
+            # dead ones, and ones spawned before the environment changed (a variable set since would not reach the candidate)
+            dead = [w for w in queue if not w.process.is_alive() or w.environment != environment]
+            queue[:] = [w for w in queue if w not in dead]
+            worker = queue.pop(0) if queue else Worker(device, spare)
+            want = self.size(device)
+            while len(queue) < want: queue.append(Worker(device, spare))
+            extra = queue[want:]; del queue[want:]
+        for w in dead + extra: w.close()
+        return worker
+
+    def settle(self, device: str, # "cpu" or "cuda"
+               timeout_s: float = 60.0, # wait at most this long in all
+              ) -> float:
+        "Wait until every blank worker of `device` has finished its imports (called before a timed loop); the seconds waited."
+        started = time.perf_counter()
+        with self.lock: workers = list(self.ready.get(device, ()))
+        for w in workers: w.wait_imported(max(timeout_s - (time.perf_counter() - started), 0.0))
+        return time.perf_counter() - started
+
+    def pids(self) -> set:
+        "The pids of the blank workers (the judge's own processes)."
+        with self.lock: return {w.process.pid for q in self.ready.values() for w in q if w.process.pid is not None}
+
+    def close(self):
+        "Stop every blank worker."
+        with self.lock: workers, self.ready = [w for q in self.ready.values() for w in q], {}
+        for w in workers: w.close()
+
+WORKER_POOL = WorkerPool()
+atexit.register(WORKER_POOL.close)
+
+# %% ../nbs/18_harness.ipynb #debebc92
 @dataclass(frozen=True)
 class EvalRequest:
     "What to evaluate: a pack, a case set and a candidate (optionally against another anchor than the reference)."
@@ -944,11 +1066,12 @@ def _iteration_case(case, seed: int):
     return dataclasses.replace(case, args={**case.args, "seed": seed})
 
 def _spawn(pack, code: str, request: EvalRequest, role: str = "candidate") -> Worker:
-    "Start the `role` (candidate or anchor) worker on its CPUs (`EvalConfig.worker_cpus`)."
+    "Start the `role` (candidate or anchor) worker on its CPUs (`EvalConfig.worker_cpus`): a blank one from `WORKER_POOL`, given this candidate."
     config = request.config
     plan = judge_worker_cpus(config.worker_cpus, request.device)
-    return Worker(pack.name, code, request.device, config.require_custom_kernel and code != pack.seed_kernel, config.flush_factor,
-                  plan[role], config.idle_spin_ms / 1e3 if plan["spin"] else 0.0)
+    worker = WORKER_POOL.take(request.device, spare_cpus(plan))
+    return worker.load(pack.name, code, config.require_custom_kernel and code != pack.seed_kernel, config.flush_factor,
+                       plan[role], config.idle_spin_ms / 1e3 if plan["spin"] else 0.0)
 
 def _start(pack, code: str, request: EvalRequest, worker: Worker | None = None, role: str = "candidate") -> tuple:
     "Spawn a worker (or take one spawned earlier) and wait for its import; (worker, None) or (None, (status, reason, message))."
@@ -1016,7 +1139,7 @@ def _cuda_uuid() -> str | None:
     try: return f"GPU-{torch.cuda.get_device_properties(0).uuid}"
     except Exception: return None
 
-# %% ../nbs/18_harness.ipynb #7ca98a31
+# %% ../nbs/18_harness.ipynb #a049faef
 def gpu_processes(uuid: str | None = None, # the GPU's UUID ("GPU-...") or NVML index; None: the first GPU
                  ) -> dict | None:
     "pid -> device memory in bytes (None where the driver does not say) of every process on a GPU; None without NVML and nvidia-smi."
@@ -1058,7 +1181,7 @@ def our_pids(workers) -> set:
     while p in table and table[p][0] > 1: p = table[p][0]; pids.add(p)  # ancestors (a back-end parent may hold a context)
     for w in workers:
         if w is not None and w.process.pid is not None: pids |= {w.process.pid, *descendants(w.process.pid, table)}
-    return pids
+    return pids | WORKER_POOL.pids()
 
 def _worker_bytes(processes: dict | None, workers) -> int | None:
     "Device memory held by the workers and their descendants (NVML), or None when not attributable."
@@ -1354,7 +1477,7 @@ def import_deadline_s(pack, config: EvalConfig) -> float:
     "Seconds a worker may take to import the candidate: `import_timeout_s`, at least 600 s for KernelBench."
     return max(config.import_timeout_s, KERNELBENCH_IMPORT_TIMEOUT_S) if getattr(pack, "kind", None) == "kernelbench" else config.import_timeout_s
 
-# %% ../nbs/18_harness.ipynb #9fe1fab1
+# %% ../nbs/18_harness.ipynb #ce43c928
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -1369,12 +1492,15 @@ def _canary(pack, request: EvalRequest) -> bool:
 def phase_durations(started: float, # when the evaluation began (perf_counter)
                     loaded: float | None, # when the candidate's worker had loaded it (None: it never did)
                     checked: float | None, # when the correctness cases were done (None: they never finished)
+                    judged: float, # when the judging ended, before the workers were stopped
                     end: float, # when the evaluation ended
+                    benchmarked: bool = False, # whether benchmark cases ran after the correctness cases
                    ) -> dict:
-    "Wall seconds of an evaluation's phases: \"start\" (spawn, imports, CUDA, the candidate's import), \"correctness\", \"benchmark\" (only those reached)."
-    out = {"start": (loaded if loaded is not None else end) - started}
-    if loaded is not None: out["correctness"] = (checked if checked is not None else end) - loaded
-    if checked is not None and end > checked: out["benchmark"] = end - checked
+    "Wall seconds of an evaluation's phases: \"start\" (spawn, imports, CUDA, the candidate's import), \"correctness\", \"benchmark\" (only those reached), \"teardown\"."
+    out = {"start": (loaded if loaded is not None else judged) - started}
+    if loaded is not None: out["correctness"] = (checked if checked is not None else judged) - loaded
+    if checked is not None and benchmarked: out["benchmark"] = judged - checked
+    out["teardown"] = end - judged  # stopping the workers, the canary after a crash, the aggregate and its CI
     return {k: round(v, 3) for k, v in out.items()}
 
 def run_judge(request: EvalRequest, # pack, case set, candidate source, config, device, mode
@@ -1408,6 +1534,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
     current = ev.per_case[0] if ev.per_case else None
     anchor_code = request.anchor_code or _anchor_source(pack)
     loaded = checked = None  # phase marks (`phase_durations`)
+    benchmarked = False
     try:
         check_source(code, config.require_custom_kernel and code != pack.seed_kernel)
         cand_process = _spawn(pack, code, request)
@@ -1430,10 +1557,14 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
             nonlocal anch
             if anch is None:
                 anch, problem = _start(pack, anchor_code, request, early_anchor, "anchor")
+                if problem and request.device != "cpu":  # it may have started beside a candidate that took the device's memory
+                    status, reason, text = _oom_verdict_now([cand])
+                    if status == "runtime_error": raise _Early(status, reason, f"{text}; the anchor could not load: {str(problem)[:300]}")
                 if problem: raise _Early("infra_failure", "anchor", f"the anchor did not load: {problem}")
             return anch
         if all(r.status == "ok" for r in ev.per_case if r.kind == "correctness") and cs.benchmark and config.check_mode != "correctness_only":
-            sources = set()
+            sources, benchmarked = set(), True
+            WORKER_POOL.settle(request.device)  # no worker imports while calls are timed
             for case in cs.benchmark:
                 current = results[id(case)]
                 key = ReferenceCache.key(device_name, versions["torch"], versions["triton"], pack.name, cs.name, case.case_id, case.args,
@@ -1473,8 +1604,10 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
         # the judge itself ran out of device memory (drawing an input, allocating slots, running the reference)
         _fail(current, *_oom_verdict_now([cand]))
     finally:
-        for w in {id(w): w for w in (cand, anch, early_anchor) if w is not None}.values():
-            w.close()
+        judged = time.perf_counter()
+        workers = {id(w): w for w in (cand, anch, early_anchor) if w is not None}.values()
+        for w in workers: w.stop()  # all at once: their exits overlap
+        for w in workers: w.close()
     failed = next((r for r in ev.per_case if r.status not in ("ok", "not_run")), None)
     if failed is not None:
         ev.status, ev.reason, ev.message = failed.status, failed.reason, failed.message
@@ -1494,7 +1627,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
     ev.feedback = evaluation_feedback(ev, pack)
     end = time.perf_counter()
     ev.wall_s = ev.gpu_seconds = end - started
-    ev.phases_s = phase_durations(started, loaded, checked, end)
+    ev.phases_s = phase_durations(started, loaded, checked, judged, end, benchmarked)
     return ev
 
 def device_record(device: str, worker_info: dict) -> dict:

@@ -5,8 +5,8 @@
     python tools/nbtext.py in .nbsrc/analysis/tab1.py     # a file under .nbsrc/analysis/ goes to nbs/analysis/
 
 The notebook stays the source of truth: the text file is a scratch copy. `in` keeps the notebook's cell ids where the
-cell source is unchanged, runs it in place with tools/run_nb.py (stored outputs for the docs), then `nbdev_clean` and
-`nbdev_export`.
+cell source is unchanged, exports it (so that worker processes it spawns import the new code), runs it in place with tools/run_nb.py
+(stored outputs for the docs), then `nbdev_clean` and `nbdev_export`.
 """
 import json, subprocess, sys
 from pathlib import Path
@@ -38,6 +38,8 @@ def from_text(src: Path) -> Path:
     nb_path.parent.mkdir(parents=True, exist_ok=True)
     jupytext.write(nb, nb_path, fmt='ipynb')
     bin_dir = Path(sys.executable).parent
+    # exported first: worker processes the notebook spawns import the library, not the notebook's session
+    subprocess.run([str(bin_dir / 'nbdev_export')], check=True, cwd=ROOT)
     subprocess.run([sys.executable, str(ROOT / 'tools' / 'run_nb.py'), str(nb_path)], check=True, cwd=ROOT)
     subprocess.run([str(bin_dir / 'nbdev_clean'), '--fname', str(nb_path)], check=True, cwd=ROOT)
     subprocess.run([str(bin_dir / 'nbdev_export')], check=True, cwd=ROOT)
