@@ -265,7 +265,7 @@ Event = Annotated[Union[
 EVENT_TYPES = {t.model_fields["kind"].default: t for t in Event.__origin__.__args__}  # kind -> model
 _EVENT_ADAPTER = TypeAdapter(Event)
 
-# %% ../../nbs/21_events.ipynb #29ea7f0a
+# %% ../../nbs/21_events.ipynb #60b9a946
 class EventDecodeError(ValueError):
     "A line that is not a valid event."
 
@@ -290,12 +290,17 @@ def decode_event(line: bytes | str, # one log line, with or without its trailing
 
 @contextlib.contextmanager
 def _gc_paused():
-    "Pause the cyclic garbage collector (see *Speed* below); it is switched back on only if it was on."
+    "Pause the cyclic garbage collector (see *Speed* below); it is switched back on only if it was on, with what the pass made moved to the oldest generation."
     enabled = gc.isenabled()
     gc.disable()
     try: yield
     finally:
-        if enabled: gc.enable()
+        if enabled:
+            # freeze + unfreeze splices every tracked object into the oldest generation in O(1) and resets the young
+            # count: without it, the first allocation after `enable` scans all the pass made as one young generation.
+            # Skipped when the program froze objects itself (`unfreeze` would release them).
+            if gc.get_freeze_count() == 0: gc.freeze(); gc.unfreeze()
+            gc.enable()
 
 # %% ../../nbs/21_events.ipynb #68a15506
 class LogCorrupt(Exception):
