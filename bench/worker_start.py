@@ -39,12 +39,7 @@ def main():
         assert answer[0] == "loaded", answer
         worker.close()
         return round(time.perf_counter() - t0, 2)
-    fresh = []
-    for _ in range(a.workers):
-        w = Worker(a.device)
-        t0 = time.perf_counter()
-        w.load("fp8_quant", seed).receive(300, "import")
-        fresh.append(round(time.perf_counter() - t0, 2)); w.close()
+    fresh = [loaded_after(Worker(a.device)) for _ in range(a.workers)]  # spawned and loaded at once: the whole start
     pool, warm = WorkerPool(size=lambda device: 1), []
     pool.take(a.device).close()
     for _ in range(a.workers):

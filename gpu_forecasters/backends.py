@@ -1216,7 +1216,7 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
             "wall_s": [round(ev.wall_s, 2) for ev in evaluations],
             "start_s": [ev.phases_s.get("start") for ev in evaluations]}  # the per-candidate overhead: worker start + the candidate's import
 
-# %% ../nbs/19_backends.ipynb #c7069887
+# %% ../nbs/19_backends.ipynb #46185d30
 VERIFY_STEPS = ("packs", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
@@ -1235,11 +1235,12 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
     if unknown: raise ValueError(f"unknown verify-gpu step(s) {', '.join(unknown)}; the steps are {', '.join(VERIFY_STEPS)}")
     report = {"device": {}, "packs": {}, "hardened": {}, "exploits": {}, "taxonomy": {}, "noise": {}, "overhead": {}, "step_s": {},
               "steps": list(steps), "passed": False}
-    phases, last_mark = [], [started]
+    phases, last_mark = [], started
     def mark(step):
         "Record the wall seconds of the step just finished, and the per-candidate overhead so far."
+        nonlocal last_mark
         now = time.perf_counter()
-        report["step_s"][step] = round(now - last_mark[0], 1); last_mark[0] = now
+        report["step_s"][step], last_mark = round(now - last_mark, 1), now
         pick = lambda k: [p[k] for p in phases if k in p]
         report["overhead"] = {"evaluations": len(phases), "warm_workers": warm_workers("cuda"),
                               **{f"{k}_s": {"median": round(float(np.median(pick(k))), 2), "max": round(max(pick(k)), 2)} for k in ("start", "teardown") if pick(k)}}
@@ -1327,7 +1328,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
         # with --tb=line each failure is one line holding its assertion message
         report["exploits"] = {"suite": str(suite), "summary": tail, "failures": [l[:1000] for l in done.stdout.splitlines() if l.startswith("FAILED")],
-                              "tracebacks": [l[:1000] for l in done.stdout.splitlines() if ".py:" in l and "Error" in l], "passed": done.returncode == 0}
+                              "tracebacks": [l[:1000] for l in done.stdout.splitlines() if ".py:" in l and "Error" in l and not l.startswith("FAILED")], "passed": done.returncode == 0}
     else: report["exploits"] = {"summary": "the exploit suite ships with the repository's tests; run verify-gpu from a checkout", "passed": False}
     if "exploits" in steps: mark("exploits")
     log(f"exploits {report['exploits']['summary']} {'PASS' if report['exploits']['passed'] else 'FAIL'}")

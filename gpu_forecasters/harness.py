@@ -706,7 +706,7 @@ def _worker_main(conn, workdir: str, device: str, blank_cpus: list | None = None
         else: items = None
         conn.send(("result", items, elapsed, flags, integrity, timer.last_gap_ns, notes))
 
-# %% ../nbs/18_harness.ipynb #ac32e95e
+# %% ../nbs/18_harness.ipynb #3b1da80e
 class WorkerDied(Exception):
     "The worker ended without an answer: status `crashed` (reason: exit code or signal)."
     def __init__(self, reason: str): self.reason = reason; super().__init__(reason)
@@ -799,7 +799,6 @@ class Worker:
     def __init__(self, device: str = "cpu", # "cpu" or "cuda"
                  blank_cpus: list | None = None, # CPUs it may use until it is loaded (None: any)
                 ):
-        self.device = device
         self.workdir = tempfile.mkdtemp(prefix="gpu_forecasters_worker_")
         self.marker = os.path.basename(self.workdir)
         ctx = mp.get_context("spawn")
@@ -933,7 +932,7 @@ class Worker:
 # %% ../nbs/18_harness.ipynb #d73bb79b
 import atexit
 
-# %% ../nbs/18_harness.ipynb #ab07c156
+# %% ../nbs/18_harness.ipynb #14e93d9a
 WARM_WORKERS_ENV = "GPU_FORECASTERS_WARM_WORKERS"
 
 def spawn_environment() -> tuple:
@@ -971,13 +970,13 @@ class WorkerPool:
         with self.lock:
             queue = self.ready.setdefault(device, [])
             # dead ones, and ones spawned before the environment changed (a variable set since would not reach the candidate)
-            dead = [w for w in queue if not w.process.is_alive() or w.environment != environment]
-            queue[:] = [w for w in queue if w not in dead]
+            stale = [w for w in queue if not w.process.is_alive() or w.environment != environment]
+            queue[:] = [w for w in queue if w not in stale]
             worker = queue.pop(0) if queue else Worker(device, spare)
             want = self.size(device)
             while len(queue) < want: queue.append(Worker(device, spare))
             extra = queue[want:]; del queue[want:]
-        for w in dead + extra: w.close()
+        for w in stale + extra: w.close()
         return worker
 
     def settle(self, device: str, # "cpu" or "cuda"
