@@ -14,13 +14,13 @@ __all__ = ['LEDGER_FIELDS', 'PR_SET_DUMPABLE', 'JUDGE_GRACE_S', 'GPU_TYPES', 'GP
            'exit_code', 'measure_command', 'packs_command', 'geomean_runtime_us', 'rank_baselines', 'format_baselines',
            'baselines_command', 'noise_summary', 'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
 
-# %% ../nbs/19_backends.ipynb #09b4564b
+# %% ../nbs/19_backends.ipynb #8afc4a7e
 import dataclasses, datetime, hashlib, importlib, json, os, queue, signal, sys, threading, time, traceback, warnings
 import multiprocessing as mp, multiprocessing.util, multiprocessing.resource_tracker
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple, Protocol, runtime_checkable
-from .harness import EvalConfig, EvalRequest, Evaluation, run_judge, _exit_reason, _process_table, become_subreaper, descendants, gpu_processes
+from .harness import EvalConfig, EvalRequest, Evaluation, run_judge, bootstrap_ratio_ci, _exit_reason, _process_table, become_subreaper, descendants, gpu_processes
 
 # %% ../nbs/19_backends.ipynb #ab7591ab
 class BackendUnavailable(RuntimeError):
@@ -1147,7 +1147,7 @@ def baselines_command(pack: str, # pack name (the spec's use: trimul)
     print(format_baselines(records, kernel_pack.name))
     return 3 if any(x["status"] == "infra_failure" or x.get("nomask_status") == "infra_failure" for r in records for x in r["runs"]) else 0
 
-# %% ../nbs/19_backends.ipynb #febb9add
+# %% ../nbs/19_backends.ipynb #519b46d8
 import numpy as np
 
 _TRITON = "import torch\nimport triton\nimport triton.language as tl\n"
@@ -1194,6 +1194,13 @@ def custom_kernel(data):
 def _relative_half_width(case) -> float | None:
     return (case.speedup_ci[1] - case.speedup_ci[0]) / 2 / case.speedup if case.speedup_ci and case.speedup else None
 
+def _ratio_of_medians_half_width(case) -> float | None:
+    "The relative CI half-width the spec's ratio of medians gives on a case's kept, paired samples (None without them)."
+    c, a = case.candidate.samples_ns, case.anchor.samples_ns if case.anchor else None
+    if not c or not a or len(c) != len(a): return None
+    lo, hi = bootstrap_ratio_ci([c], [a], [case.floor_ns or 0.0], paired=[True])[0]
+    return round((hi - lo) / 2 / (float(np.median(a)) / max(float(np.median(c)), case.floor_ns or 0.0)), 5)
+
 def noise_summary(evaluations: list, # repeated evaluations of one candidate (each in fresh workers)
                   min_median_us: float = 100.0, # cases at least this long must meet the half-width target
                   target: float = 0.01, # relative CI half-width target
@@ -1205,9 +1212,11 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
     for ev in evaluations:
         for c in ev.per_case:
             if c.kind != "benchmark" or c.candidate is None: continue
-            entry = cases.setdefault(c.case_id, {"median_us": [], "half_width": []})
+            entry = cases.setdefault(c.case_id, {"median_us": [], "half_width": [], "half_width_ratio_of_medians": [], "n": []})
             entry["median_us"].append(round(c.candidate.median_ns / 1e3, 1))
             entry["half_width"].append(round(_relative_half_width(c), 5))
+            entry["n"].append(c.candidate.n)
+            entry["half_width_ratio_of_medians"].append(_ratio_of_medians_half_width(c))
     for entry in cases.values():
         entry["held_to_target"] = float(np.median(entry["median_us"])) >= min_median_us
         entry["meets_target"] = max(entry["half_width"]) <= target
@@ -1216,7 +1225,7 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
             "wall_s": [round(ev.wall_s, 2) for ev in evaluations],
             "start_s": [ev.phases_s.get("start") for ev in evaluations]}  # the per-candidate overhead: worker start + the candidate's import
 
-# %% ../nbs/19_backends.ipynb #46185d30
+# %% ../nbs/19_backends.ipynb #e28151fd
 VERIFY_STEPS = ("packs", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
@@ -1224,6 +1233,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
                log=print, # progress lines
                steps=VERIFY_STEPS, # the steps to run (the device record always runs); a skipped step fails the verdict
                noise_max_iters: int = 3000, # `EvalConfig.max_iters` of the noise runs (the spec's default is 200)
+               noise_estimator: str = "paired", # `EvalConfig.speedup_estimator` of the noise runs ("ratio_of_medians": the spec's)
               ) -> dict:
     "Run the GPU verification protocol on this machine's first GPU; returns the report ({device, packs, hardened, exploits, taxonomy, noise, overhead, step_s, passed, elapsed_s})."
     import subprocess
@@ -1311,12 +1321,14 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         save()
         # 5. noise
         for name in ("fp8_quant", "cross_entropy") if "noise" in steps else ():
-            evs = [run(request(name, get_pack(name).seed_kernel, max_iters=noise_max_iters)) for _ in range(repeats)]
-            report["noise"][name] = {**noise_summary(evs), "max_iters": noise_max_iters}
+            evs = [run(request(name, get_pack(name).seed_kernel, max_iters=noise_max_iters, speedup_estimator=noise_estimator)) for _ in range(repeats)]
+            report["noise"][name] = {**noise_summary(evs), "max_iters": noise_max_iters, "speedup_estimator": noise_estimator}
             n = report["noise"][name]
-            widths = ", ".join(f"{k.rsplit(':', 1)[-1]}: {max(v['half_width']) * 100:.2f}% at {np.median(v['median_us']):.0f} us" for k, v in n["cases"].items())
+            spec_width = lambda v: "n/a" if None in v["half_width_ratio_of_medians"] else f"{max(v['half_width_ratio_of_medians']) * 100:.2f}%"
+            widths = ", ".join(f"{k.rsplit(':', 1)[-1]}: {max(v['half_width']) * 100:.2f}% (ratio of medians {spec_width(v)}) at {np.median(v['median_us']):.0f} us, n {min(v['n'])}-{max(v['n'])}"
+                               for k, v in n["cases"].items())
             spread = "n/a" if n["spread"] is None else f"{100 * n['spread']:.2f}%"
-            log(f"noise  {name} (max_iters {noise_max_iters}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} start {np.median(n['start_s']):.1f} s of {np.median(n['wall_s']):.1f} s per run {'PASS' if n['passed'] else 'FAIL'}")
+            log(f"noise  {name} (max_iters {noise_max_iters}, {noise_estimator}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} start {np.median(n['start_s']):.1f} s of {np.median(n['wall_s']):.1f} s per run {'PASS' if n['passed'] else 'FAIL'}")
     if "noise" in steps: mark("noise")
     # the exploit suite (repository checkout only), run last in its own process
     save()
@@ -1347,9 +1359,10 @@ def verify_gpu_command(json_path=None, # --json FILE
                        repeats: int = 5, # --repeats N
                        steps=VERIFY_STEPS, # --steps a,b,...
                        noise_max_iters: int = 3000, # --noise-max-iters N
+                       noise_estimator: str = "paired", # --noise-estimator NAME
                       ) -> int:
     "Body of `gpu-forecasters verify-gpu`: 0 when every step passes, 1 when one fails, 3 without a GPU."
-    try: report = verify_gpu(json_path, repeats, steps=steps, noise_max_iters=noise_max_iters)
+    try: report = verify_gpu(json_path, repeats, steps=steps, noise_max_iters=noise_max_iters, noise_estimator=noise_estimator)
     except BackendUnavailable as e:
         print(f"gpu-forecasters verify-gpu: {e}", file=sys.stderr); return 3
     return 0 if report["passed"] else 1

@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #120344c5
+# %% ../nbs/50_runbook.ipynb #9ae8dc8b
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -101,10 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", default=None, help="also write the report to this file")
     v.add_argument("--repeats", type=int, default=5, help="noise-study runs per pack (default 5)")
     v.add_argument("--noise-max-iters", type=_positive_int, default=3000, help="timed iterations per case in the noise runs (default 3000; the spec's protocol uses 200)")
+    v.add_argument("--noise-estimator", choices=("paired", "ratio_of_medians"), default="paired", help="the case speedup of the noise runs: the median of the per-iteration ratios (default) or the spec's ratio of medians")
     v.add_argument("--steps", type=_labels, default=("packs", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #ea2efe3c
+# %% ../nbs/50_runbook.ipynb #3f7639d7
 def _dispatch(args) -> int:
     if args.command == "search":
         from gpu_forecasters.search.driver import search_command
@@ -143,7 +144,7 @@ def _dispatch(args) -> int:
         return packs_command()
     if args.command == "verify-gpu":
         from gpu_forecasters.backends import verify_gpu_command
-        return verify_gpu_command(args.json, args.repeats, args.steps, args.noise_max_iters)
+        return verify_gpu_command(args.json, args.repeats, args.steps, args.noise_max_iters, args.noise_estimator)
     raise ValueError(f"unknown command {args.command!r}")
 
 def _one_line(e: BaseException) -> str: return " ".join(str(e).split()) or type(e).__name__

@@ -1,0 +1,53 @@
+"""Keep every timing sample of repeated evaluations, to see what the CI half-width of a launch-bound case is made of
+(CUDA machine, PYTHONPATH=<repo root>).
+
+    python bench/noise_samples.py --out DIR [--pack fp8_quant] [--runs 4] [--set worker_cpus=shared,max_iters=4000] ...
+
+Each `--set` is one configuration (EvalConfig fields, comma-separated key=value); `--runs` fresh evaluations of the
+pack's seed against its reference are made per configuration, through the local back-end. Written to DIR/samples.json:
+per configuration and run, per benchmark case, the candidate's and the anchor's samples (ns, in iteration order), the
+iterations, the speedup and its CI. Prints one line per run: per case the iterations, medians and relative half-width.
+"""
+import argparse, json, sys, time
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+def parse_set(text: str) -> dict:
+    out = {}
+    for item in filter(None, text.split(",")):
+        k, v = item.split("=", 1)
+        for kind in (int, float, str):
+            try: out[k] = kind(v); break
+            except ValueError: pass
+    return out
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--pack", default="fp8_quant")
+    ap.add_argument("--runs", type=int, default=4)
+    ap.add_argument("--set", action="append", default=None)
+    a = ap.parse_args()
+    from gpu_forecasters.backends import LocalGPUBackend
+    from gpu_forecasters.harness import EvalConfig, EvalRequest
+    from gpu_forecasters.packs.core import get_pack
+    out, path = {}, Path(a.out) / "samples.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with LocalGPUBackend(devices=[0]) as backend:
+        for text in a.set or ["max_iters=4000"]:
+            config = EvalConfig(**parse_set(text))
+            for run in range(a.runs):
+                t0 = time.perf_counter()
+                ev = backend.submit(EvalRequest(a.pack, "paper", get_pack(a.pack).seed_kernel, config=config, device="cuda")).result()
+                cases = {}
+                for c in ev.per_case:
+                    if c.kind != "benchmark" or c.candidate is None: continue
+                    cases[c.case_id.rsplit(":", 1)[-1]] = {"n": c.candidate.n, "speedup": c.speedup, "ci": c.speedup_ci,
+                                                           "candidate": c.candidate.samples_ns, "anchor": c.anchor.samples_ns if c.anchor else None}
+                out.setdefault(text, []).append({"reward": ev.reward, "status": ev.status, "wall_s": round(time.perf_counter() - t0, 1),
+                                                 "flags": ev.flags, "cases": cases})
+                print(text, run, ev.status, ev.reward and round(ev.reward, 4), out[text][-1]["wall_s"], "s",
+                      {k: (v["n"], round(v["speedup"], 4), round(50 * (v["ci"][1] - v["ci"][0]) / v["speedup"], 2)) for k, v in cases.items()}, flush=True)
+                path.write_text(json.dumps(out))
+
+if __name__ == "__main__": main()
