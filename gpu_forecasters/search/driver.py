@@ -17,8 +17,8 @@ __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 
            'progress_line', 'search_command', 'search_main', 'simulate', 'simulation_arms', 'simulation_summary',
            'evaluations_to_match']
 
-# %% ../../nbs/24_search.ipynb #0b4fab71
-import argparse, asyncio, csv, datetime, hashlib, io, itertools, json, math, platform, queue, signal, sys, threading, time, uuid
+# %% ../../nbs/24_search.ipynb #065fc5f5
+import argparse, asyncio, bisect, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from importlib import metadata
@@ -33,7 +33,7 @@ from ..data import ConfigError, atomic_write_text, resolve_config_path
 from ..forecast import Forecast, comparison_id, forecast_to_record
 from ..mutation import MutationTimeout, feedback_of
 from ..prompts import SurrogateQuery, UnknownHardwareError, hardware_profile
-from .puct import CODE_HASH_SCHEME, global_scale, normalized_code_hash, puct_scores, select_parents, _node_columns, _pick, _score_parts
+from .puct import CODE_HASH_SCHEME, SCALE_FLOOR, global_scale, normalized_code_hash, puct_scores, select_parents, _node_columns, _pick, _score_parts
 from .events import (
     RULES, CandidateDeduplicated, CandidatesSkipped, DeferredEntry, EvaluationCompleted, EvaluationFailed,
     EvaluationRequested, FileEventLog, ForecastCompleted, ForecastFailed, ForecastRequested, LogCorrupt, MemoryEventLog,
@@ -302,10 +302,10 @@ def resolve_config(path, # a config file, or a shipped name such as "kernel_sear
     except (OSError, UnicodeDecodeError) as e: raise ConfigError(f"{p}: cannot read the config: {e}") from None
     return config_from_dict(raw, debug, where=str(p))
 
-# %% ../../nbs/24_search.ipynb #a23b53ef
+# %% ../../nbs/24_search.ipynb #f67777e3
 def _probabilities(forecast) -> list[float]:
     "The 8 probabilities of bins 1..8 of a forecast record (`forecast_to_record`) or a `Forecast`."
-    if isinstance(forecast, Mapping):
+    if type(forecast) is dict or isinstance(forecast, Mapping):
         p = [0.0] * _bins.N_BINS
         for entry in forecast["bin_probabilities"]: p[int(entry["bin"]) - 1] = float(entry["p"])
         return p
@@ -331,7 +331,7 @@ def score_candidate(rule: str, # one of `events.RULES`
     "The selection score of one forecast under `rule` (spec B3)."
     p = _probabilities(forecast)
     rule = rule_used(rule, anchor_reward, best_reward)
-    if rule == "expected_bin": return math.fsum(b * p[b - 1] for b in range(1, len(p) + 1))
+    if rule == "expected_bin": return math.fsum(map(operator.mul, range(1, len(p) + 1), p))  # sum of b * p[b - 1]
     if rule == "predicted_bin": return float(_predicted_bin(forecast))
     if rule == "p_faster": return math.fsum(p[b - 1] for b in bins.FASTER_BINS)
     if rule == "expected_log_speedup": return math.fsum(pb * float(l) for pb, l in zip(p, bins.LOG2_MIDPOINTS))
@@ -456,7 +456,7 @@ def _redispatches(state: SearchState) -> list:
             out.append(((cand.parent_index, _position(state, cand, call), _CALL_ORDER[call]), Dispatch(call, rid, cand.step, False)))
     return out
 
-# %% ../../nbs/24_search.ipynb #e14d25c7
+# %% ../../nbs/24_search.ipynb #be07ce74
 def _decide_seed(state: SearchState, c: SearchConfig) -> Decision:
     if state.seed_in_flight is not None: return Decision((), (Dispatch("seed_evaluation", "seed", None, False),))
     attempt = len(state.seed_attempts) + 1
@@ -493,6 +493,12 @@ class _ParentPlan:
         call = self.wanted.pop(rid)[1]
         self.calls[call] -= 1
         if not self.calls[call]: del self.calls[call]
+
+    def deduplicated(self, rid: str):
+        "Count a `mutated` candidate logged as a duplicate (it changes no release, hash, request or other verdict)."
+        self.dups = [(r, v) for r, v in self.dups if r != rid]
+        self.open -= 1
+        self.undrained -= 1
 
     def settle(self, status: str):
         "Count a `forecasting` or `evaluating` candidate that got its result (it changes no release, hash or request)."
@@ -546,6 +552,9 @@ def _request_fields(state: SearchState, record, pi: int, rid: str, call: str, sl
 
 def _stop_reason(state: SearchState, c: SearchConfig, plans: list) -> str | None:
     "The budget that blocks the first wanted request (in dispatch order), or None."
+    b = c.budgets
+    if b.max_evaluations is None and b.max_gpu_seconds is None and b.max_llm_tokens is None and b.max_llm_cost_usd is None:
+        return None  # `_blocked` blocks nothing
     blocked = {}
     for p in plans:
         for call in p.calls:
@@ -641,7 +650,7 @@ def initial_event(config: SearchConfig, # the resolved config
     return SearchInitialized(run_id=run_id or uuid.uuid4().hex, config=cfg, config_hash=config_hash(cfg), versions=run_versions(),
                              environment=env, providers=dict(providers or {}), seed_code=seed, seed_code_hash=normalized_code_hash(seed))
 
-# %% ../../nbs/24_search.ipynb #a38a0ea3
+# %% ../../nbs/24_search.ipynb #3cf53438
 DECISION_KINDS = ("step_started", "candidate_deduplicated", "selection_made", "stop_requested", "candidates_skipped",
                   "step_completed", "search_stopped")
 REQUEST_KINDS = ("seed_evaluation_requested", "mutation_requested", "forecast_requested", "evaluation_requested")
@@ -676,27 +685,158 @@ _REQUEST_CALL = {"mutation_requested": "mutation", "forecast_requested": "foreca
 _SETTLED = {"forecast_completed": ("forecasting", "forecast"), "forecast_failed": ("forecasting", "forecast_failed"),
             "evaluation_completed": ("evaluating", "evaluated"), "evaluation_failed": ("evaluating", "eval_failed")}
 
+class _PuctIndex:
+    "One archive tuple indexed for `_fast_step_started`, carried to the next archive with the fence's evictions."
+    __slots__ = ("nodes", "kept", "numbers", "number_of", "node_of", "ranked", "seeds", "next_number", "ok")
+    def __init__(self, nodes: tuple):
+        self.nodes, self.kept, self.numbers = nodes, [], []  # the archive; its nodes and their insertion numbers (ascending)
+        self.number_of, self.node_of, self.seeds, self.next_number = {}, {}, set(), 0  # id -> number -> node; seed numbers
+        self.ranked = []  # (-reward, number) of every node, sorted: `rank_prior`'s order (reward desc, archive order)
+        self.ok = self._add(nodes)
+
+    def _add(self, nodes) -> bool:
+        "Append nodes; False for a repeated id or a reward that is not a finite float (then only `decide` knows)."
+        for nd in nodes:
+            r = nd.reward
+            if nd.kernel_id in self.number_of or type(r) is not float or not math.isfinite(r): return False
+            number = self.next_number
+            self.next_number += 1
+            self.kept.append(nd); self.numbers.append(number)
+            self.number_of[nd.kernel_id], self.node_of[number] = number, nd
+            bisect.insort(self.ranked, (-r, number))
+            if nd.is_seed: self.seeds.add(number)
+        return True
+
+    def advance(self, nodes: tuple, evicted: Sequence[str]) -> "_PuctIndex":
+        "The index of `nodes`: this archive less `evicted`, with new nodes appended (as a fence makes it); else rebuilt."
+        if not self.ok: return _PuctIndex(nodes)
+        kept, numbers, ranked = self.kept, self.numbers, self.ranked
+        for kernel_id in evicted:
+            number = self.number_of.pop(kernel_id, None)
+            if number is None: continue  # admitted and evicted by the same fence
+            nd = self.node_of.pop(number)
+            del ranked[bisect.bisect_left(ranked, (-nd.reward, number))]
+            i = bisect.bisect_left(numbers, number)
+            del kept[i], numbers[i]
+            self.seeds.discard(number)
+        if len(nodes) < len(kept) or kept != list(nodes[:len(kept)]):  # compares identical nodes by identity (fast)
+            return _PuctIndex(nodes)  # not this archive less some nodes plus new ones at the end
+        if not self._add(nodes[len(kept):]): return _PuctIndex(nodes)
+        self.nodes = nodes
+        return self
+
+def _fast_step_started(state: SearchState, c: SearchConfig, index: _PuctIndex) -> StepStarted | None:
+    """`_step_started` (the same arithmetic) without a pass over the archive: the scores of the visited nodes, merged with
+    the unvisited ones in `rank_prior`'s order, which is their PUCT order; None where only `_step_started` knows."""
+    s, stats, ranked, seeds, node_of = c.search, state.stats, index.ranked, index.seeds, index.node_of
+    n = len(ranked)
+    total = n * (n + 1) / 2
+    hi = next((key for key, number in ranked if number not in seeds), None)  # `global_scale`: non-seed rewards, else all
+    lo = ranked[-1][0] if hi is None else next(key for key, number in reversed(ranked) if number not in seeds)
+    if hi is None: hi = ranked[0][0]
+    scale = max(SCALE_FLOOR, -hi - -lo)
+    root_t = math.sqrt(1 + stats.expansions)
+    cs = s.c_puct * scale
+    if not (0 <= cs < math.inf and root_t < math.inf): return None
+    visits, best_child, number_of = stats.visits, stats.best_child.get, index.number_of.get
+    heap, listed = [], set()  # ((-score, -reward, number), (score, q, prior)) of the visited nodes
+    for kernel_id, visited in visits.items():
+        number = number_of(kernel_id)
+        if number is None: continue  # not in the archive
+        if type(visited) is not int or visited < 0: return None
+        r = node_of[number].reward
+        p = (n - bisect.bisect_left(ranked, (-r, number))) / total
+        q = m if visited > 0 and (m := best_child(kernel_id)) is not None else r
+        score = q + cs * p * root_t / (1 + visited)
+        if not math.isfinite(score): return None
+        heap.append(((-score, -r, number), (score, q, p)))
+        listed.add(number)
+    heapq.heapify(heap)
+    def merged():  # `_pick`'s order: (score desc, reward desc, archive order)
+        for rank, (key, number) in enumerate(ranked):
+            if number in listed: continue
+            r, p = node_of[number].reward, (n - rank) / total
+            score = r + cs * p * root_t / 1  # n(s) = 0, Q(s) = R: along `ranked`, rewards and bonuses do not grow
+            entry = ((-score, key, number), (score, r, p))
+            while heap and heap[0] < entry: yield heapq.heappop(heap)
+            yield entry
+        while heap: yield heapq.heappop(heap)
+    order, seen, picks, blocked = merged(), [], [], set()
+    for entry in order:
+        seen.append(entry)
+        nd = node_of[entry[0][2]]
+        if nd.kernel_id in blocked: continue
+        if any(p.kernel_id in nd.ancestors for p, _, _ in picks): continue  # a descendant of a pick
+        picks.append((nd, entry[1], False))
+        if len(picks) == s.batch_size: break
+        blocked.add(nd.kernel_id)
+        blocked.update(nd.ancestors)
+    if s.pad_blocked_batch:
+        picked = {nd.kernel_id for nd, _, _ in picks}
+        for entry in itertools.chain(seen, order):
+            if len(picks) == s.batch_size: break
+            nd = node_of[entry[0][2]]
+            if nd.kernel_id not in picked: picks.append((nd, entry[1], True))
+    parents = [ParentEntry(kernel_id=nd.kernel_id, score=_finite(score), q=q, prior=p, visits=visits.get(nd.kernel_id, 0),
+                           padded=padded) for nd, (score, q, p), padded in picks]
+    return StepStarted(step=state.current_step, parents=parents, scale=scale, expansions=stats.expansions,
+                       best_reward=-ranked[0][0], at=PLACEHOLDER_AT)
+
+def _is_request(state: SearchState, record, pi: int, e, call: str, slot: int) -> bool:
+    "Whether `e` is the request of `_request_fields(state, record, pi, e.request_id, call, slot)`: its class and fields, but `at`."
+    if call == "mutation":
+        return type(e) is MutationRequested and e.step == record.step and e.parent_id == record.started.parents[pi].kernel_id \
+            and e.slot == slot
+    if call == "forecast":
+        anchor = "seed" if state.params.anchor == "seed" else record.started.parents[pi].kernel_id
+        return type(e) is ForecastRequested and e.step == record.step and e.anchor_id == anchor
+    return type(e) is EvaluationRequested and e.step == record.step
+
 class _ReplayCheck:
     "`_verify` for a whole log: the parents' plans of the open step are kept, and only what an event changed is redone."
     def __init__(self):
         self.step, self.plans, self.parent_of = None, [], {}  # the open step's `step_started`, plans, request id -> parent
         self.events, self.logged, self.settling = False, None, None
+        self.index, self.evicted = None, None  # the last archive's `_PuctIndex`; the last fence's evictions
+        self.init, self.config = None, None  # the `search_initialized` whose config `config` is
+
+    def _config(self, state: SearchState) -> SearchConfig:
+        self.init, self.config = state.init, config_of(state)
+        return self.config
+
+    def step_started(self, state: SearchState, c: SearchConfig) -> StepStarted | None:
+        "What `decide` starts a step with (`_fast_step_started`), or None where only `decide` knows."
+        nodes, index = state.archive, self.index
+        if not nodes or c.search.batch_size < 1: return None
+        if index is None or index.nodes is not nodes:
+            index = index.advance(nodes, self.evicted) if index is not None and self.evicted is not None else _PuctIndex(nodes)
+            self.index, self.evicted = index, None
+        return _fast_step_started(state, c, index) if index.ok else None
 
     def verify(self, state: SearchState, e):
-        self.logged = None
+        self.logged = self.settling = None
         record = state.open_step
-        if record is None or state.stopping or state.stopped is not None: return _verify(state, e)  # once a step
-        c = config_of(state)
+        if record is None or state.stop is not None or state.stopped is not None:  # once a step (`stop`: `stopping`)
+            if e.kind == "step_started" and record is None and state.stop is None and state.stopped is None \
+                    and state.initialized and state.seed_settled:  # what `_decide_between_steps` decides, fast
+                c = config_of(state)
+                if _stop_at_step_start(state, c) is None:
+                    x = self.step_started(state, c)
+                    if x is not None and _same(e, x): return
+            return _verify(state, e)  # the reference check: raises, naming what `decide` does
+        c = self.config if self.init is state.init else self._config(state)
         if self.step is not record.started:  # a new step
             n, spp = len(record.started.parents), state.params.samples_per_parent
             self.step, self.plans, self.events = record.started, [None] * n, False
             self.parent_of = {rid: pi for pi in range(n) for rid in _lower_ids(record.step, pi, spp)}
         plans = self.plans
-        for pi, p in enumerate(plans):
-            if p is None: plans[pi] = _parent_plan(state, record, pi)
+        if None in plans:
+            for pi, p in enumerate(plans):
+                if p is None: plans[pi] = _parent_plan(state, record, pi)
         events = self.events = _step_events(state, c, plans) if self.events is False else self.events
         if events is not None:
             if not any(_same(e, x) for x in events): _verify(state, e)  # raises, naming what `decide` does
+            if e.kind == "candidate_deduplicated": self.before(state, e)  # see `applied`
             return
         rid = getattr(e, "request_id", None)
         pi = self.parent_of.get(rid)
@@ -705,8 +845,7 @@ class _ReplayCheck:
             key, call, slot = entry
             budget = c.budgets.max_evaluations
             if call != "evaluation" or budget is None or _evaluations_ahead(plans, key) < budget - state.evaluations_requested:
-                cls, fields = _request_fields(state, record, pi, rid, call, slot)
-                if type(e) is cls and all(getattr(e, k) == v for k, v in fields.items()):
+                if _is_request(state, record, pi, e, call, slot):
                     self.logged = (pi, rid)  # a wanted request: all it changes in the plans is that it is no longer wanted
                     if call == "evaluation" and budget is not None: self.events = False  # it uses the budget
                     return
@@ -724,6 +863,7 @@ class _ReplayCheck:
             self.plans[pi].drop(rid)
             self.logged = None
             return
+        if e.kind == "step_completed": self.evicted = e.evicted  # how the fence changed the archive
         self.events = False  # results change budgets, the rest decisions
         plans = self.plans
         settled = _SETTLED.get(e.kind)
@@ -732,12 +872,18 @@ class _ReplayCheck:
             if pi is None: self.plans = [None] * len(plans)
             elif settled is not None and self.settling == settled[0] and plans[pi] is not None:
                 plans[pi].settle(settled[1])  # the reducer moved it from settled[0] (not a re-application)
+            elif e.kind == "candidate_deduplicated" and self.settling == "mutated" and plans[pi] is not None:
+                plans[pi].deduplicated(e.request_id)  # the reducer moved it from mutated to duplicate
             else: plans[pi] = None  # a candidate event changes only its parent's plan
+        elif e.kind == "selection_made" and self.step is not None:  # it changes only its parent's candidates and selection
+            hit = [pi for pi, p in enumerate(self.step.parents) if p.kernel_id == e.parent_id]
+            if len(hit) == 1 and len(plans) == len(self.step.parents): plans[hit[0]] = None
+            else: self.plans = [None] * len(plans)
         else: self.plans = [None] * len(plans)
 
-_CANDIDATE_EVENTS = ("mutation_requested", "mutation_completed", "mutation_failed", "candidate_deduplicated",
-                     "forecast_requested", "forecast_completed", "forecast_failed", "evaluation_requested",
-                     "evaluation_completed", "evaluation_failed")
+_CANDIDATE_EVENTS = frozenset(("mutation_requested", "mutation_completed", "mutation_failed", "candidate_deduplicated",
+                               "forecast_requested", "forecast_completed", "forecast_failed", "evaluation_requested",
+                               "evaluation_completed", "evaluation_failed"))
 _CHECKED = frozenset(DECISION_KINDS + REQUEST_KINDS)
 
 def replay(events: Sequence, # the logged events, in order
