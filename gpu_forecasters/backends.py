@@ -1147,7 +1147,7 @@ def baselines_command(pack: str, # pack name (the spec's use: trimul)
     print(format_baselines(records, kernel_pack.name))
     return 3 if any(x["status"] == "infra_failure" or x.get("nomask_status") == "infra_failure" for r in records for x in r["runs"]) else 0
 
-# %% ../nbs/19_backends.ipynb #519b46d8
+# %% ../nbs/19_backends.ipynb #12ab95e3
 import numpy as np
 
 _TRITON = "import torch\nimport triton\nimport triton.language as tl\n"
@@ -1212,10 +1212,11 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
     for ev in evaluations:
         for c in ev.per_case:
             if c.kind != "benchmark" or c.candidate is None: continue
-            entry = cases.setdefault(c.case_id, {"median_us": [], "half_width": [], "half_width_ratio_of_medians": [], "n": []})
+            entry = cases.setdefault(c.case_id, {"median_us": [], "half_width": [], "half_width_ratio_of_medians": [], "n": [], "steal_ms": []})
             entry["median_us"].append(round(c.candidate.median_ns / 1e3, 1))
             entry["half_width"].append(round(_relative_half_width(c), 5))
             entry["n"].append(c.candidate.n)
+            entry["steal_ms"].append((c.device_state.get("host_cpu_ms") or {}).get("steal"))  # the hypervisor's time on the workers' CPUs
             entry["half_width_ratio_of_medians"].append(_ratio_of_medians_half_width(c))
     for entry in cases.values():
         entry["held_to_target"] = float(np.median(entry["median_us"])) >= min_median_us
@@ -1225,7 +1226,7 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
             "wall_s": [round(ev.wall_s, 2) for ev in evaluations],
             "start_s": [ev.phases_s.get("start") for ev in evaluations]}  # the per-candidate overhead: worker start + the candidate's import
 
-# %% ../nbs/19_backends.ipynb #e28151fd
+# %% ../nbs/19_backends.ipynb #b69d4e39
 VERIFY_STEPS = ("packs", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
@@ -1325,7 +1326,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             report["noise"][name] = {**noise_summary(evs), "max_iters": noise_max_iters, "speedup_estimator": noise_estimator}
             n = report["noise"][name]
             spec_width = lambda v: "n/a" if None in v["half_width_ratio_of_medians"] else f"{max(v['half_width_ratio_of_medians']) * 100:.2f}%"
-            widths = ", ".join(f"{k.rsplit(':', 1)[-1]}: {max(v['half_width']) * 100:.2f}% (ratio of medians {spec_width(v)}) at {np.median(v['median_us']):.0f} us, n {min(v['n'])}-{max(v['n'])}"
+            widths = ", ".join(f"{k.rsplit(':', 1)[-1]}: {max(v['half_width']) * 100:.2f}% (ratio of medians {spec_width(v)}) at {np.median(v['median_us']):.0f} us, n {min(v['n'])}-{max(v['n'])}, steal ms {v['steal_ms']}"
                                for k, v in n["cases"].items())
             spread = "n/a" if n["spread"] is None else f"{100 * n['spread']:.2f}%"
             log(f"noise  {name} (max_iters {noise_max_iters}, {noise_estimator}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} start {np.median(n['start_s']):.1f} s of {np.median(n['wall_s']):.1f} s per run {'PASS' if n['passed'] else 'FAIL'}")

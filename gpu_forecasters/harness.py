@@ -10,11 +10,11 @@ __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'SPEEDUP_ESTIMATORS', 'PEAK_BANDWID
            'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure',
            'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'evaluation_feedback',
            'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'physical_cores', 'worker_cpu_plan', 'judge_worker_cpus',
-           'WorkerDied', 'WorkerTimeout', 'descendants', 'become_subreaper', 'process_cpu_s', 'background_cpu_verdict',
-           'Worker', 'spawn_environment', 'warm_workers', 'spare_cpus', 'WorkerPool', 'EvalRequest', 'rotation_slots',
-           'gpu_state', 'gpu_processes', 'foreign_processes', 'our_pids', 'judge_oom_verdict', 'cache_dir',
-           'ReferenceCache', 'reference_drift', 'judged_case_set', 'import_deadline_s', 'phase_durations', 'run_judge',
-           'device_record', 'Comparison', 'pair_speedups']
+           'WorkerDied', 'WorkerTimeout', 'descendants', 'become_subreaper', 'process_cpu_s', 'cpu_jiffies',
+           'host_cpu_ms', 'background_cpu_verdict', 'Worker', 'spawn_environment', 'warm_workers', 'spare_cpus',
+           'WorkerPool', 'EvalRequest', 'rotation_slots', 'gpu_state', 'gpu_processes', 'foreign_processes', 'our_pids',
+           'judge_oom_verdict', 'cache_dir', 'ReferenceCache', 'reference_drift', 'judged_case_set',
+           'import_deadline_s', 'phase_durations', 'run_judge', 'device_record', 'Comparison', 'pair_speedups']
 
 # %% ../nbs/18_harness.ipynb #ed97a732
 import dataclasses, hashlib, math, random
@@ -724,7 +724,7 @@ def _worker_main(conn, workdir: str, device: str, blank_cpus: list | None = None
         else: items = None
         conn.send(("result", items, elapsed, flags, integrity, timer.last_gap_ns, notes))
 
-# %% ../nbs/18_harness.ipynb #3b1da80e
+# %% ../nbs/18_harness.ipynb #d89d97fa
 class WorkerDied(Exception):
     "The worker ended without an answer: status `crashed` (reason: exit code or signal)."
     def __init__(self, reason: str): self.reason = reason; super().__init__(reason)
@@ -799,6 +799,30 @@ def process_cpu_s(pids) -> float:
         except (OSError, IndexError): continue
         total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
     return total / tick
+
+_CPU_STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+def cpu_jiffies(cpus=None, # CPU numbers to sum (None or empty: every CPU)
+                stat_path: str = "/proc/stat",
+               ) -> dict | None:
+    "The summed /proc/stat counters (clock ticks) of these CPUs: user, nice, system, idle, iowait, irq, softirq, steal; None where unreadable."
+    try:
+        with open(stat_path) as f: lines = f.read().splitlines()
+    except OSError: return None
+    want = {f"cpu{c}" for c in cpus} if cpus else None
+    total, found = dict.fromkeys(_CPU_STAT_FIELDS, 0), False
+    for line in lines:
+        parts = line.split()
+        if not parts or not parts[0].startswith("cpu") or parts[0] == "cpu" or (want is not None and parts[0] not in want): continue
+        found = True
+        for name, value in zip(_CPU_STAT_FIELDS, parts[1:]): total[name] += int(value)
+    return total if found else None
+
+def host_cpu_ms(before: dict | None, after: dict | None) -> dict | None:
+    "Milliseconds of each /proc/stat kind between two `cpu_jiffies` readings (None if either is missing)."
+    if not before or not after: return None
+    tick = os.sysconf("SC_CLK_TCK")
+    return {k: round((after[k] - before[k]) * 1000 / tick) for k in _CPU_STAT_FIELDS}
 
 def background_cpu_verdict(used_s: float, # CPU seconds of the candidate's process tree over the timed loop
                            calls_s: float, # wall seconds the judge waited on the candidate in that loop (its calls and re-check fetches)
@@ -1244,7 +1268,7 @@ def _is_cuda_oom(e: BaseException) -> bool:
     import torch
     return isinstance(e, torch.cuda.OutOfMemoryError) or (isinstance(e, RuntimeError) and "CUDA out of memory" in str(e))
 
-# %% ../nbs/18_harness.ipynb #a9554282
+# %% ../nbs/18_harness.ipynb #c9e9345a
 def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: EvalRequest, device_name: str, seed: int,
                     cached: dict | None = None, # a reference-cache entry: the anchor's samples (no anchor worker then)
                    ) -> None:
@@ -1335,6 +1359,7 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
     # the candidate's outputs are re-checked; so are an untrusted anchor's (`compare`: another candidate, not the reference)
     checked = [p for p in workers if p == "candidate" or request.anchor_code is not None]
     schedules = {p: RecheckSchedule(prob=config.recheck_prob, rotation_slots=R, min_rechecks=config.min_rechecks) for p in checked}
+    host_before = cpu_jiffies(cand.info.get("worker_cpus"))  # the host's time on the candidate's CPUs (all CPUs when not pinned)
     pristine, start, i, unjoined = {}, time.perf_counter(), 0, 0
     while True:
         data = inputs_of(i + 1)
@@ -1355,6 +1380,8 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
         stop, flags = stop_decision(samples, time.perf_counter() - start, config)
         if stop: break
     if cuda: result.device_state["end"] = gpu_state(_cuda_uuid())
+    host = host_cpu_ms(host_before, cpu_jiffies(cand.info.get("worker_cpus")))
+    if host is not None: result.device_state["host_cpu_ms"] = {**host, "cpus": cand.info.get("worker_cpus")}
     if watch_cpu:
         used = {p: process_cpu_s(_marked_processes(w.marker)) - cpu_before[p] for p, w in workers.items()}
         result.notes["candidate_cpu_s"] = (f"{used['candidate']:.2f} (waited {waited['candidate'] / 1e9:.2f} s); "
