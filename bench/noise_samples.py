@@ -6,7 +6,7 @@
 Each `--set` is one configuration (EvalConfig fields, comma-separated key=value); `--runs` fresh evaluations of the
 pack's seed against its reference are made per configuration, through the local back-end. Written to DIR/samples.json:
 per configuration and run, per benchmark case, the candidate's and the anchor's samples (ns, in iteration order), the
-iterations, the speedup and its CI. Prints one line per run: per case the iterations, medians and relative half-width.
+iterations, the speedup and its CI, and the host's time on the workers' CPUs (`host_cpu_ms`: steal, irq...). Prints one line per run: per case the iterations, medians and relative half-width.
 """
 import argparse, json, sys, time
 from pathlib import Path
@@ -43,7 +43,8 @@ def main():
                 for c in ev.per_case:
                     if c.kind != "benchmark" or c.candidate is None: continue
                     cases[c.case_id.rsplit(":", 1)[-1]] = {"n": c.candidate.n, "speedup": c.speedup, "ci": c.speedup_ci,
-                                                           "candidate": c.candidate.samples_ns, "anchor": c.anchor.samples_ns if c.anchor else None}
+                                                           "candidate": c.candidate.samples_ns, "anchor": c.anchor.samples_ns if c.anchor else None,
+                                                           "host_cpu_ms": c.device_state.get("host_cpu_ms")}
                 out.setdefault(text, []).append({"reward": ev.reward, "status": ev.status, "wall_s": round(time.perf_counter() - t0, 1),
                                                  "flags": ev.flags, "cases": cases})
                 print(text, run, ev.status, ev.reward and round(ev.reward, 4), out[text][-1]["wall_s"], "s",
