@@ -19,7 +19,7 @@ __all__ = ['AT_PATTERN', 'SCHEMA', 'ERROR_KINDS', 'STOP_REASONS', 'RULES', 'Erro
            'ConflictingDuplicate', 'AlreadyStopped', 'apply_event', 'fold']
 
 # %% ../../nbs/21_events.ipynb #a7098346
-import collections.abc, contextlib, dataclasses, datetime, fcntl, functools, gc, math, os, re, threading
+import collections.abc, contextlib, dataclasses, datetime, fcntl, functools, gc, math, operator, os, re, threading
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -514,12 +514,17 @@ _local = _Local()
 def _evolve(obj, **changes):
     "A copy of a frozen dataclass with some fields changed: `dataclasses.replace` without re-running `__init__` (5x faster)."
     ctx = _local.fold
-    if ctx is not None and ctx.owned.get(id(obj)) is obj:  # made by the running fold, seen by nobody else
+    if ctx is None:
+        new = object.__new__(type(obj))
+        new.__dict__.update(obj.__dict__, **changes)
+        return new
+    owned = ctx.owned
+    if owned.get(id(obj)) is obj:  # made by the running fold, seen by nobody else
         obj.__dict__.update(changes)
         return obj
     new = object.__new__(type(obj))
     new.__dict__.update(obj.__dict__, **changes)
-    if ctx is not None: ctx.owned[id(new)] = new
+    owned[id(new)] = new
     return new
 
 def _with(d: Mapping, key, value) -> dict:
@@ -547,6 +552,8 @@ def parse_request_id(rid: str, # a candidate's request id
     "Split a request id; None for anything else (e.g. `seed`)."
     m = _REQUEST_ID.match(rid)
     return (int(m[1]), int(m[2]), int(m[3])) if m else None
+
+_parse_rid = functools.lru_cache(maxsize=1 << 16)(parse_request_id)  # the reducer's memoised `parse_request_id` (ids are str)
 
 @dataclass(frozen=True)
 class Candidate:
@@ -606,7 +613,7 @@ class SeedAttempt:
     requested: SeedEvaluationRequested
     failed: SeedEvaluationFailed | None = None
 
-# %% ../../nbs/21_events.ipynb #0a3a1875
+# %% ../../nbs/21_events.ipynb #fcce86a2
 @dataclass(frozen=True)
 class Counters:
     "Event counts the summary reports (spec `summary.json`)."
@@ -653,6 +660,10 @@ class LlmUse:
         changes = {f_in: d[f_in] + usage.input_tokens, f_out: d[f_out] + usage.output_tokens}
         if cost is None: changes["cost_complete"] = False
         elif cost: changes[f_usd] = _plus(d[f_usd], cost)  # adding Fraction(0) would change nothing
+        ctx = _local.fold
+        if ctx is not None and ctx.owned.get(id(self)) is self:  # `_evolve`, inline
+            d.update(changes)
+            return self
         return _evolve(self, **changes)
 
 _LLM_FIELDS = {who: (f"{who}_in", f"{who}_out", f"{who}_usd") for who in ("mutator", "surrogate")}
@@ -665,7 +676,17 @@ def _plus(total: Fraction, x: float) -> Fraction:
     num, den = (tn + n * (td // d), td) if td >= d else (tn * (d // td) + n, d)
     if num == 0: return Fraction(0)
     shift = min((num & -num).bit_length(), den.bit_length()) - 1  # common factors of two
-    return Fraction(num >> shift, den >> shift)
+    return _reduced_fraction(num >> shift, den >> shift)
+
+def _reduced_fraction(num: int, den: int) -> Fraction:
+    "`Fraction(num, den)` for a pair already in lowest terms (den > 0): set directly, with no checks and no gcd."
+    f = object.__new__(Fraction)
+    f._numerator, f._denominator = num, den
+    return f
+
+try:  # the slots are CPython's (3.11-3.13); on a Python whose Fraction differs, the public constructor
+    if _reduced_fraction(3, 4) != Fraction(3, 4) or hash(_reduced_fraction(3, 4)) != hash(Fraction(3, 4)): raise TypeError
+except (AttributeError, TypeError): _reduced_fraction = Fraction
 
 class History(collections.abc.Sequence):
     "An immutable view of a prefix of a shared append-only list; `append` is O(1) when nobody branched."
@@ -748,7 +769,7 @@ class SearchState:
         if self.open_step is not None:  # the common case; the open step holds only ids of its own step
             cand = self.open_step.candidates.get(rid)
             if cand is not None: return cand
-        parsed = parse_request_id(rid)
+        parsed = _parse_rid(rid)
         record = self.step_record(parsed[0]) if parsed else None
         return record.candidates.get(rid) if record else None
 
@@ -769,12 +790,17 @@ class DedupVerdict:
 
 def _siblings(record: StepRecord, cand: Candidate) -> list[Candidate | None]:
     "The candidates of the lower slots of `cand`'s parent (None where a slot was not requested)."
-    get = record.candidates.get
-    return [get(rid) for rid in _lower_ids(cand.step, cand.parent_index, cand.slot)]
+    return list(map(record.candidates.get, _lower_ids(cand.step, cand.parent_index, cand.slot)))
+
+def _lower_ids(step: int, parent_index: int, slot: int) -> tuple[str, ...]:
+    "The request ids of slots 0..slot-1: a prefix of one memoised tuple per (step, parent), whatever `slot` asks."
+    n = 16 if slot <= 16 else 1 << (slot - 1).bit_length()
+    ids = _slot_ids(step, parent_index, n)
+    return ids if slot == n else ids[:slot]
 
 @functools.lru_cache(maxsize=1024)
-def _lower_ids(step: int, parent_index: int, slot: int) -> tuple[str, ...]:
-    return tuple(request_id(step, parent_index, s) for s in range(slot))
+def _slot_ids(step: int, parent_index: int, n: int) -> tuple[str, ...]:
+    return tuple(request_id(step, parent_index, s) for s in range(n))
 
 def is_released(state: SearchState, rid: str) -> bool:
     "Whether a `mutated` candidate is released (every lower-slot sibling requested and out of `mutating`)."
@@ -794,7 +820,10 @@ def dedup_verdict(state: SearchState, rid: str) -> DedupVerdict | None:
     if slates is not None: return _verdict_from(state, cand, slates[cand.parent_index])
     return _verdict(state, cand, _siblings(record, cand))
 
-def _released(siblings: list) -> bool: return all(s is not None and s.status != "mutating" for s in siblings)
+def _released(siblings: list) -> bool:
+    for s in siblings:
+        if s is None or s.status == "mutating": return False
+    return True
 
 def _verdict(state: SearchState, cand: Candidate, siblings: list) -> DedupVerdict | None:
     "`dedup_verdict` of a candidate with a code hash, dedup on, given its lower-slot siblings."
@@ -847,7 +876,9 @@ def parent_candidates(record: StepRecord, parent_index: int) -> list[Candidate]:
     "A parent's candidates in slot order."
     slates = _slates(record)
     if slates is not None: return list(slates[parent_index].candidates)
-    return sorted((c for c in record.candidates.values() if c.parent_index == parent_index), key=lambda c: c.slot)
+    return sorted([c for c in record.candidates.values() if c.parent_index == parent_index], key=_BY_SLOT)
+
+_BY_SLOT = operator.attrgetter("slot")
 
 def slate_drained(state: SearchState, parent_index: int) -> bool:
     "All slots of the parent requested, every candidate terminal or `forecast`."
@@ -887,6 +918,8 @@ def compute_fence(state: SearchState) -> Fence:
     if _local.keep_fence: _local.fence = (state, _local.fold, fence)
     return fence
 
+_BY_PARENT_SLOT = operator.attrgetter("parent_index", "slot")
+
 def _compute_fence(state: SearchState) -> Fence:
     record, params = state.open_step, state.params
     outcomes, groups = {}, []
@@ -917,7 +950,7 @@ def _compute_fence(state: SearchState) -> Fence:
     if admission is None:
         admission = admit_children(state.archive, groups, params.archive_top_k, params.archive_capacity,
                                    params.admission_policy)
-    ordered = sorted(record.candidates.values(), key=lambda c: (c.parent_index, c.slot))
+    ordered = sorted(record.candidates.values(), key=_BY_PARENT_SLOT)
     for c in ordered:
         if c.status == "evaluated" and c.outcome in REPRODUCIBLE_OUTCOMES and c.code_hash not in cache:
             cache[c.code_hash] = CacheEntry(c.request_id, c.reward, c.outcome)
@@ -969,19 +1002,28 @@ def apply_event(state: SearchState, # the state before (never modified)
                 e: _Event, # the event to apply
                ) -> SearchState: # the state after
     "Apply one event strictly; raises a `ReducerError` subclass when it is not allowed."
-    previous = _previous(state, e)
+    k = e.kind
+    if k in _CANDIDATE_KINDS:  # `_previous`, inline for most events
+        record = state.open_step
+        cand = record.candidates.get(e.request_id) if record is not None else None
+        if cand is None: cand = state.candidate(e.request_id)
+        previous = cand.events.get(k) if cand is not None else None
+    else: previous = _previous(state, e)
     if previous is not None:
         if previous == e: return state
         raise ConflictingDuplicate(f"{e.kind}: an event with the same identity key was already applied with different "
                                    f"content ({_identity(e)})")
-    if state.init is None and e.kind != "search_initialized":
+    if state.init is None and k != "search_initialized":
         raise NotInitialized(f"{e.kind} before search_initialized: a log must start with search_initialized")
     if state.stopped is not None:
         raise AlreadyStopped(f"{e.kind} after search_stopped({state.stopped.reason}): the run is finished")
-    new = _HANDLERS[e.kind](state, e)
-    first_at = state.first_at or e.at
-    if new is state: return _evolve(new, first_at=first_at, last_at=e.at)
-    new.__dict__.update(first_at=first_at, last_at=e.at)  # `new` was just made by the handler: nobody else holds it
+    new = _HANDLERS[k](state, e)
+    at = e.at
+    first_at = state.first_at or at
+    if new is state:
+        ctx = _local.fold
+        if ctx is None or ctx.owned.get(id(new)) is not new: return _evolve(new, first_at=first_at, last_at=at)
+    new.__dict__.update(first_at=first_at, last_at=at)  # `new` was just made by the handler (or the fold owns it)
     return new
 
 def fold(events: Iterable, # events in log order
@@ -1029,7 +1071,9 @@ def _with_evaluation(state, evaluation, kernel_id, step):
     # summary's best_kernel_id must not depend on it (a threaded and an inline run of one search once disagreed here)
     if R is not None and (best is None or R > best[0] or (R == best[0] and _candidate_order(kernel_id) < _candidate_order(best[1]))):
         best = (R, kernel_id, step)
-    return R, _evolve(state, gpu_seconds_exact=state.gpu_seconds_exact + Fraction(gpu), devices=devices, best=best)
+    total = state.gpu_seconds_exact
+    total = _plus(total, gpu) if type(gpu) is float else total + Fraction(gpu)  # the same exact sum
+    return R, _evolve(state, gpu_seconds_exact=total, devices=devices, best=best)
 
 def _on_seed_requested(state, e):
     if state.seed_settled: raise _invalid(e, "the seed is already evaluated")
@@ -1077,13 +1121,16 @@ def _on_search_stopped(state, e):
 
 # %% ../../nbs/21_events.ipynb #398ea5e5
 def _open_record(state, e) -> StepRecord:
-    if state.open_step is None: raise _invalid(e, f"no step is open (the next step is {state.current_step})")
-    if e.step != state.open_step.step:
-        raise StepMismatch(f"{e.kind} ({_identity(e)}) for step {e.step}, but step {state.open_step.step} is open")
-    return state.open_step
+    record = state.open_step
+    if record is None: raise _invalid(e, f"no step is open (the next step is {state.current_step})")
+    if e.step != record.started.step:
+        raise StepMismatch(f"{e.kind} ({_identity(e)}) for step {e.step}, but step {record.step} is open")
+    return record
 
 def _open_candidate(state, e, *statuses) -> Candidate:
-    cand = state.candidate(e.request_id)
+    record = state.open_step  # `state.candidate`, its common case inline
+    cand = record.candidates.get(e.request_id) if record is not None else None
+    if cand is None: cand = state.candidate(e.request_id)
     if cand is None: raise UnknownId(f"{e.kind}: {e.request_id!r} was never requested")
     if cand.step != e.step: raise StepMismatch(f"{e.kind}: {e.request_id} belongs to step {cand.step}, not {e.step}")
     record = state.open_step
@@ -1095,6 +1142,16 @@ def _open_candidate(state, e, *statuses) -> Candidate:
 def _put(state, cand: Candidate, e, state_changes: Mapping = {}, **changes) -> SearchState:
     "The state with `cand` changed by `changes` (and `e` recorded), plus `state_changes` to the state itself."
     record = state.open_step
+    ctx = _local.fold
+    if ctx is not None:  # a fold owning all five objects changes them in place, as the general path below would
+        owned, events, cands = ctx.owned, cand.events, record.candidates
+        if (owned.get(id(state)) is state and owned.get(id(record)) is record and owned.get(id(cands)) is cands
+                and owned.get(id(cand)) is cand and owned.get(id(events)) is events):
+            cand.__dict__.update(changes)
+            events[e.kind] = e
+            cands[cand.request_id] = cand
+            state.__dict__.update(state_changes)
+            return state
     cand = _evolve(cand, **changes, events=_with(cand.events, e.kind, e))
     cands = _with(record.candidates, cand.request_id, cand)
     if cands is not record.candidates: record = _evolve(record, candidates=cands)  # else changed in place by a fold
@@ -1105,8 +1162,8 @@ def _not_stopping(state, e):
 
 def _on_mutation_requested(state, e):
     record = _open_record(state, e)
-    _not_stopping(state, e)
-    parsed = parse_request_id(e.request_id)
+    if state.stop is not None: _not_stopping(state, e)
+    parsed = _parse_rid(e.request_id)
     if parsed is None or parsed[0] != e.step or parsed[2] != e.slot:
         raise _invalid(e, f"the request id of step {e.step}, slot {e.slot} is s{e.step}-p<parent index>-c{e.slot}")
     pi = parsed[1]
@@ -1115,11 +1172,20 @@ def _on_mutation_requested(state, e):
     parents = record.started.parents
     if pi >= len(parents) or parents[pi].kernel_id != e.parent_id:
         raise _invalid(e, f"parent {pi} of step {e.step} is not {e.parent_id!r} (parents: {list(record.parent_ids)})")
+    events = {e.kind: e}
     cand = object.__new__(Candidate)  # Candidate(e.request_id, e.step, e.parent_id, pi, e.slot, events={e.kind: e}), 8x faster
     cand.__dict__.update(request_id=e.request_id, step=e.step, parent_id=e.parent_id, parent_index=pi, slot=e.slot,
-                         **_CANDIDATE_DEFAULTS, events=_with({}, e.kind, e))
-    if _local.fold is not None: _local.fold.own(cand)
-    counters = state.counters
+                         **_CANDIDATE_DEFAULTS, events=events)
+    counters, ctx = state.counters, _local.fold
+    if ctx is not None:
+        owned, cands = ctx.owned, record.candidates
+        owned[id(events)] = events
+        owned[id(cand)] = cand
+        if (owned.get(id(state)) is state and owned.get(id(record)) is record and owned.get(id(cands)) is cands
+                and owned.get(id(counters)) is counters):  # all in place, as the general path below would
+            counters.__dict__["mutations_requested"] += 1
+            cands[e.request_id] = cand
+            return state
     return _evolve(state, counters=_evolve(counters, mutations_requested=counters.mutations_requested + 1),
                    open_step=_evolve(record, candidates=_with(record.candidates, e.request_id, cand)))
 
@@ -1172,7 +1238,7 @@ def _on_candidate_deduplicated(state, e):
 def _on_forecast_requested(state, e):
     cand = _open_candidate(state, e, "mutated")
     if not state.params.surrogate: raise _invalid(e, "forecasts exist only in surrogate_filtered mode")
-    _not_stopping(state, e)
+    if state.stop is not None: _not_stopping(state, e)
     _require_not_duplicate(state, e, cand, _require_released(state, e, cand))
     anchor = "seed" if state.params.anchor == "seed" else cand.parent_id
     if e.anchor_id != anchor: raise _invalid(e, f"the anchor is {anchor!r} (selection.anchor {state.params.anchor})")
@@ -1196,8 +1262,10 @@ def _on_selection_made(state, e):
     if not state.params.surrogate: raise _invalid(e, "selection_made exists only in surrogate_filtered mode")
     if e.parent_id not in record.parent_ids: raise _invalid(e, f"{e.parent_id!r} is not a parent of step {e.step}")
     pi = record.parent_ids.index(e.parent_id)
-    if not slate_drained(state, pi): raise _invalid(e, "the parent's slate has not drained")
-    pending = {c.request_id for c in parent_candidates(record, pi) if c.status == "forecast"}
+    slate = parent_candidates(record, pi)  # `slate_drained(state, pi)`, inline
+    if not (len(slate) == state.params.samples_per_parent and all(c.terminal or c.status == "forecast" for c in slate)):
+        raise _invalid(e, "the parent's slate has not drained")
+    pending = {c.request_id for c in slate if c.status == "forecast"}
     listed = [s.request_id for s in e.selected] + [d.request_id for d in e.deferred]
     if len(listed) != len(set(listed)): raise _invalid(e, "a candidate is listed twice")
     if set(listed) != pending:
