@@ -16,7 +16,10 @@ the median CPU time of this process, which leaves out time spent waiting for a c
    1,000 after ~130 of ~700 steps and stays there (evictions at every fence). The log is written to a temp file.
 2. **Replay speed**, in events/s over the whole log: (a) `read_events` (decode every line into its event model);
    (b) `fold` (the reducer only); (c) both, which is what a reader does; (d) if the driver exists, its verified
-   `replay` (the reducer plus the check of every decision and request against `decide`, what a resume does).
+   `replay` (the reducer plus the check of every decision and request against `decide`, what a resume does); and
+   (e) a resume as it really runs: a fresh interpreter per run that decodes the log and replays it (the replay alone,
+   and decode + replay). Repeated runs in one process and fresh processes differ on a shared machine: (e) is the
+   number a user waiting for a resume sees.
 3. **Decision overhead per step at archive 1,000**, on the state of the last step boundary of the log:
    `select_parents` (PUCT scores over 1,000 nodes + lineage blocking), `compute_fence` (backprop, admission against
    1,000 nodes, cache), `admit_children` and `backpropagate` alone, and the reducer's `apply_event` of `step_started`
@@ -24,8 +27,8 @@ the median CPU time of this process, which leaves out time spent waiting for a c
    step boundaries). If `gpu_forecasters.search.driver.decide` exists, `decide(state)` is timed too, at the step
    boundary and over every state of one whole step; otherwise the report says "driver not built yet".
 
-A summary table at the end lists the targets of issue 5 (replay >= 50k events/s, for the fold, for read + fold and
-for the verified replay; decision < 10 ms per step) and
+A summary table at the end lists the targets of issue 5 (replay >= 50k events/s, for the fold, for read + fold, for
+the verified replay and for a resume in a fresh process; decision < 10 ms per step) and
 whether each is met (on the wall-clock medians). The machine load (`os.getloadavg`) is printed with every section and
 in the summary: other processes may share the cores, so timings under load vary. `--profile` adds a cProfile of the
 decode and of the fold.
@@ -36,7 +39,7 @@ Run from the repository root:
     .venv/bin/python bench/search_engine.py --quick      # fewer repeats, a 20k-event log
     .venv/bin/python bench/search_engine.py --events 200000 --profile   # another size; cProfile of decode and fold
 """
-import argparse, cProfile, gc, math, os, platform, pstats, random, statistics, tempfile, time
+import argparse, cProfile, gc, math, os, platform, pstats, random, statistics, subprocess, sys, tempfile, time
 from collections import Counter
 from pathlib import Path
 
@@ -84,6 +87,31 @@ def measure(fn, runs: int, warmup: int = 1) -> dict:
     except Exception as e:
         return dict(runs=0, median=float("nan"), min=float("nan"), cpu=float("nan"), error=f"{type(e).__name__}: {str(e)[:200]}")
     return dict(runs=runs, median=statistics.median(times), min=min(times), cpu=statistics.median(cpu), error=None)
+
+FRESH_RESUME = """
+import sys, time
+from gpu_forecasters.search.events import read_events
+from gpu_forecasters.search.driver import replay
+t0, c0 = time.perf_counter(), time.process_time()
+events = read_events(sys.argv[1])
+t1, c1 = time.perf_counter(), time.process_time()
+replay(events, sys.argv[1])
+print(time.perf_counter() - t1, time.process_time() - c1, time.perf_counter() - t0, time.process_time() - c0)
+"""
+
+def measure_fresh_resumes(path: Path, runs: int) -> tuple[dict, dict]:
+    "(the verified replay, decode + verified replay), each timed in `runs` fresh interpreters as a resume runs them."
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(gpu_forecasters.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
+    rows = []
+    for _ in range(runs):
+        done = subprocess.run([sys.executable, "-c", FRESH_RESUME, str(path)], capture_output=True, text=True, env=env)
+        if done.returncode:
+            failed = dict(runs=0, median=float("nan"), min=float("nan"), cpu=float("nan"), error=done.stderr.strip()[-200:])
+            return failed, failed
+        rows.append([float(x) for x in done.stdout.split()])
+    stats = lambda wall, cpu: dict(runs=runs, median=statistics.median(r[wall] for r in rows), min=min(r[wall] for r in rows),
+                                   cpu=statistics.median(r[cpu] for r in rows), error=None)
+    return stats(0, 1), stats(2, 3)
 
 def fmt_time(seconds: float) -> str:
     if not math.isfinite(seconds): return "–"
@@ -324,6 +352,9 @@ def bench_replay(log: dict, runs: int, profile: bool) -> dict:
     else:
         out["replay"] = measure(lambda: replay(decoded), max(3, runs // 2))
         show("(d) driver.replay (verified: fold + decide checks)", out["replay"], per=n)
+        out["fresh_replay"], out["fresh_resume"] = measure_fresh_resumes(path, max(3, runs // 2))
+        show("(e) driver.replay, each run a fresh process", out["fresh_replay"], per=n)
+        show("    read_events + driver.replay (a resume), fresh", out["fresh_resume"], per=n)
     if profile:
         print("  profile of read_events:"); profile_top(lambda: read_events(path))
         print("  profile of fold:"); profile_top(lambda: fold(decoded))
@@ -401,7 +432,9 @@ def summary(replay: dict, decision: dict, quick: bool) -> None:
     rate(f"replay: fold, {n:,} events", replay["fold"])
     rate("replay: read_events + fold", replay["both"])
     rate("  (info) read_events alone", replay["decode"], target=False)
-    rate("replay: driver.replay (verified, = a resume)", replay.get("replay"))
+    rate("replay: driver.replay (verified), repeated", replay.get("replay"))
+    rate("replay: driver.replay (verified), fresh process", replay.get("fresh_replay"))
+    rate("a resume: read_events + driver.replay, fresh", replay.get("fresh_resume"))
     limit("decision per step, archive 1,000 (engine)", decision["per_step"])
     limit("  (info) select_parents", decision["select"], goal=None)
     limit("  (info) compute_fence", decision["fence"], goal=None)
