@@ -781,7 +781,7 @@ class SearchState:
                     if c.status in IN_FLIGHT_STATES]
         return out
 
-# %% ../../nbs/21_events.ipynb #c64b29e3
+# %% ../../nbs/21_events.ipynb #5d3e3d44
 @dataclass(frozen=True)
 class DedupVerdict:
     source: str  # known or sibling
@@ -882,8 +882,11 @@ _BY_SLOT = operator.attrgetter("slot")
 
 def slate_drained(state: SearchState, parent_index: int) -> bool:
     "All slots of the parent requested, every candidate terminal or `forecast`."
-    cands = parent_candidates(state.open_step, parent_index)
-    return len(cands) == state.params.samples_per_parent and all(c.terminal or c.status == "forecast" for c in cands)
+    return _drained(parent_candidates(state.open_step, parent_index), state.params.samples_per_parent)
+
+def _drained(slate: list, samples_per_parent: int) -> bool:
+    "`slate_drained` of a parent's candidates (in slot order)."
+    return len(slate) == samples_per_parent and all(c.terminal or c.status == "forecast" for c in slate)
 
 def parent_done(state: SearchState, parent_index: int) -> bool:
     "All slots requested (or the run stopping) and every candidate terminal."
@@ -961,7 +964,7 @@ def _compute_fence(state: SearchState) -> Fence:
     return Fence(outcomes, admission, stats, cache, _outage(state.mutator_outage_steps, mutations),
                  _outage(state.surrogate_outage_steps, forecasts))
 
-# %% ../../nbs/21_events.ipynb #2031e608
+# %% ../../nbs/21_events.ipynb #d1a3bd7c
 class ReducerError(ValueError):
     "An event the state does not allow."
 class NotInitialized(ReducerError): "An event before `search_initialized`."
@@ -1003,12 +1006,7 @@ def apply_event(state: SearchState, # the state before (never modified)
                ) -> SearchState: # the state after
     "Apply one event strictly; raises a `ReducerError` subclass when it is not allowed."
     k = e.kind
-    if k in _CANDIDATE_KINDS:  # `_previous`, inline for most events
-        record = state.open_step
-        cand = record.candidates.get(e.request_id) if record is not None else None
-        if cand is None: cand = state.candidate(e.request_id)
-        previous = cand.events.get(k) if cand is not None else None
-    else: previous = _previous(state, e)
+    previous = _previous(state, e)
     if previous is not None:
         if previous == e: return state
         raise ConflictingDuplicate(f"{e.kind}: an event with the same identity key was already applied with different "
@@ -1119,7 +1117,7 @@ def _on_search_stopped(state, e):
     if state.open_step is not None: raise _invalid(e, f"step {state.open_step.step} is still open")
     return _evolve(state, stopped=e)
 
-# %% ../../nbs/21_events.ipynb #398ea5e5
+# %% ../../nbs/21_events.ipynb #1978cc85
 def _open_record(state, e) -> StepRecord:
     record = state.open_step
     if record is None: raise _invalid(e, f"no step is open (the next step is {state.current_step})")
@@ -1128,9 +1126,7 @@ def _open_record(state, e) -> StepRecord:
     return record
 
 def _open_candidate(state, e, *statuses) -> Candidate:
-    record = state.open_step  # `state.candidate`, its common case inline
-    cand = record.candidates.get(e.request_id) if record is not None else None
-    if cand is None: cand = state.candidate(e.request_id)
+    cand = state.candidate(e.request_id)
     if cand is None: raise UnknownId(f"{e.kind}: {e.request_id!r} was never requested")
     if cand.step != e.step: raise StepMismatch(f"{e.kind}: {e.request_id} belongs to step {cand.step}, not {e.step}")
     record = state.open_step
@@ -1256,14 +1252,14 @@ def _on_forecast_failed(state, e):
     changes = {"llm": state.llm.add("surrogate", e.usage), "counters": state.counters.bump(forecast_failures=1)}
     return _put(state, cand, e, changes, status="forecast_failed", error_kind=e.error_kind)
 
-# %% ../../nbs/21_events.ipynb #a4ec2a31
+# %% ../../nbs/21_events.ipynb #62eca4d7
 def _on_selection_made(state, e):
     record = _open_record(state, e)
     if not state.params.surrogate: raise _invalid(e, "selection_made exists only in surrogate_filtered mode")
     if e.parent_id not in record.parent_ids: raise _invalid(e, f"{e.parent_id!r} is not a parent of step {e.step}")
     pi = record.parent_ids.index(e.parent_id)
-    slate = parent_candidates(record, pi)  # `slate_drained(state, pi)`, inline
-    if not (len(slate) == state.params.samples_per_parent and all(c.terminal or c.status == "forecast" for c in slate)):
+    slate = parent_candidates(record, pi)  # read once: drained, then its pending candidates
+    if not _drained(slate, state.params.samples_per_parent):
         raise _invalid(e, "the parent's slate has not drained")
     pending = {c.request_id for c in slate if c.status == "forecast"}
     listed = [s.request_id for s in e.selected] + [d.request_id for d in e.deferred]
