@@ -1226,14 +1226,14 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
             "wall_s": [round(ev.wall_s, 2) for ev in evaluations],
             "start_s": [ev.phases_s.get("start") for ev in evaluations]}  # the per-candidate overhead: worker start + the candidate's import
 
-# %% ../nbs/19_backends.ipynb #b69d4e39
+# %% ../nbs/19_backends.ipynb #8afbdf0d
 VERIFY_STEPS = ("packs", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
                repeats: int = 5, # noise-study runs per pack
                log=print, # progress lines
                steps=VERIFY_STEPS, # the steps to run (the device record always runs); a skipped step fails the verdict
-               noise_max_iters: int = 3000, # `EvalConfig.max_iters` of the noise runs (the spec's default is 200)
+               noise_max_iters: int = 6000, # `EvalConfig.max_iters` of the noise runs (the spec's default is 200)
                noise_estimator: str = "paired", # `EvalConfig.speedup_estimator` of the noise runs ("ratio_of_medians": the spec's)
               ) -> dict:
     "Run the GPU verification protocol on this machine's first GPU; returns the report ({device, packs, hardened, exploits, taxonomy, noise, overhead, step_s, passed, elapsed_s})."
@@ -1359,7 +1359,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
 def verify_gpu_command(json_path=None, # --json FILE
                        repeats: int = 5, # --repeats N
                        steps=VERIFY_STEPS, # --steps a,b,...
-                       noise_max_iters: int = 3000, # --noise-max-iters N
+                       noise_max_iters: int = 6000, # --noise-max-iters N
                        noise_estimator: str = "paired", # --noise-estimator NAME
                       ) -> int:
     "Body of `gpu-forecasters verify-gpu`: 0 when every step passes, 1 when one fails, 3 without a GPU."

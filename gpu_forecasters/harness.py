@@ -5,9 +5,9 @@
 # %% auto #0
 __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'SPEEDUP_ESTIMATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 'EVALUATION_SCHEMA',
            'WATCHED', 'WORKER_MARKER_ENV', 'WARM_WORKERS_ENV', 'WORKER_POOL', 'REFERENCE_CACHE_DEPTH',
-           'KERNELBENCH_IMPORT_TIMEOUT_S', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'TimingStats', 'abba_order',
-           'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'paired_speedup', 'case_speedup',
-           'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure',
+           'KERNELBENCH_IMPORT_TIMEOUT_S', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'paired_rse', 'TimingStats',
+           'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'paired_speedup',
+           'case_speedup', 'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'classify_failure',
            'classify_exception', 'paper_failure_kind', 'CaseResult', 'Evaluation', 'evaluation_feedback',
            'IntegrityWatch', 'global_flags', 'gpu_local_cpus', 'physical_cores', 'worker_cpu_plan', 'judge_worker_cpus',
            'WorkerDied', 'WorkerTimeout', 'descendants', 'become_subreaper', 'process_cpu_s', 'cpu_jiffies',
@@ -88,12 +88,25 @@ class EvalConfig:
 
     def to_dict(self) -> dict: return asdict(self)
 
-# %% ../nbs/18_harness.ipynb #ee6d0ad7
+# %% ../nbs/18_harness.ipynb #927fe142
 def rse(samples) -> float:
     "Relative standard error of the mean: s / (sqrt(n) * mean), s with ddof 1; inf with fewer than 2 samples."
     x = np.asarray(samples, dtype=float)
     if len(x) < 2 or x.mean() == 0: return math.inf
     return float(x.std(ddof=1) / (math.sqrt(len(x)) * x.mean()))
+
+def paired_rse(anchor_ns, # the anchor's sample of each timed iteration
+               candidate_ns, # the candidate's sample of the same iterations
+              ) -> float:
+    "Relative standard error of the paired speedup (the median of the per-iteration ratios); inf below 8 pairs."
+    a, c = np.asarray(anchor_ns, dtype=float), np.asarray(candidate_ns, dtype=float)
+    n = min(len(a), len(c))
+    if n < 8: return math.inf
+    log_ratios = np.log(np.maximum(a[:n], 1.0) / np.maximum(c[:n], 1.0))
+    half = 0.98 * math.sqrt(n)  # ranks of the distribution-free 95% interval of a median: n/2 -+ 1.96 sqrt(n) / 2
+    lo, hi = max(math.floor(n / 2 - half), 0), min(math.ceil(n / 2 + half), n - 1)
+    q = np.partition(log_ratios, (lo, hi))
+    return float((q[hi] - q[lo]) / (2 * 1.96))
 
 def _median_ci(x: np.ndarray, rng: np.random.Generator, resamples: int, level: float) -> list:
     idx = rng.integers(0, len(x), size=(resamples, len(x)))
@@ -127,7 +140,7 @@ class TimingStats:
     @classmethod
     def from_json(cls, d: dict) -> "TimingStats": return cls(**{"samples_ns": None, **d})
 
-# %% ../nbs/18_harness.ipynb #d88851d5
+# %% ../nbs/18_harness.ipynb #e8ef73b6
 def abba_order(n_pairs: int) -> list[tuple[str, str]]:
     "The program order of each pair: (candidate, anchor) for even pairs, (anchor, candidate) for odd ones."
     return [("candidate", "anchor") if k % 2 == 0 else ("anchor", "candidate") for k in range(n_pairs)]
@@ -138,7 +151,9 @@ def stop_decision(samples: dict, # program -> its timing samples so far (ns), al
                  ) -> tuple[bool, set]:
     "Whether to stop timing a case now, and the flags the stop earns."
     n = min(len(v) for v in samples.values())
-    met = n >= config.min_iters and all(rse(v) <= config.rse_target for v in samples.values())
+    if config.speedup_estimator == "paired" and samples.keys() == {"anchor", "candidate"}:
+        met = n >= config.min_iters and n % 16 == 0 and paired_rse(samples["anchor"], samples["candidate"]) <= config.rse_target
+    else: met = n >= config.min_iters and all(rse(v) <= config.rse_target for v in samples.values())
     stop = (met or n >= config.max_iters
             or (n >= 3 and any(sum(v) / 1e9 > config.max_measured_s for v in samples.values()))
             or (n >= 3 and wall_s > config.max_case_wall_s))

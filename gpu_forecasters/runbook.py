@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #9ae8dc8b
+# %% ../nbs/50_runbook.ipynb #2ffe0506
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = commands.add_parser("verify-gpu", help="the GPU verification protocol on this machine's first GPU (packs, hardened cases, faults, exploits, noise)")
     v.add_argument("--json", default=None, help="also write the report to this file")
     v.add_argument("--repeats", type=int, default=5, help="noise-study runs per pack (default 5)")
-    v.add_argument("--noise-max-iters", type=_positive_int, default=3000, help="timed iterations per case in the noise runs (default 3000; the spec's protocol uses 200)")
+    v.add_argument("--noise-max-iters", type=_positive_int, default=6000, help="the cap on timed iterations per case in the noise runs (default 6000; the spec's protocol uses 200)")
     v.add_argument("--noise-estimator", choices=("paired", "ratio_of_medians"), default="paired", help="the case speedup of the noise runs: the median of the per-iteration ratios (default) or the spec's ratio of medians")
     v.add_argument("--steps", type=_labels, default=("packs", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
