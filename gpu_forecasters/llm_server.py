@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from .forecast import TOOL_NAME, DEFER_TOOL_NAME, probability_fields
 
-# %% ../nbs/02a_llm_server.ipynb #c0c85e06
+# %% ../nbs/02a_llm_server.ipynb #90de8cb9
 REPLY_KINDS = {
     "valid": "one call of the forecast tool with a valid, normalised forecast",
     "text_only": "a plain-text answer, no tool call",
@@ -28,6 +28,7 @@ REPLY_KINDS = {
     "http_429": "HTTP 429 rate limit",
     "http_500": "HTTP 500 server error",
     "http_400": "HTTP 400 bad request",
+    "context_window": "HTTP 400 saying the prompt exceeds the model's context length (vLLM's wording)",
     "hang": "no answer for `hang_s` seconds (clients time out first)",
 }
 
@@ -81,7 +82,7 @@ class ResponseScript:
         "Load `{\"default\": ..., \"rules\": [{\"match\": ..., \"kinds\": [...]}]}`."
         return cls(**json.loads(text))
 
-# %% ../nbs/02a_llm_server.ipynb #0b6bee21
+# %% ../nbs/02a_llm_server.ipynb #e7f44c0c
 def _user_text(request: dict) -> str:
     users = [m.get("content") for m in request.get("messages", []) if m.get("role") == "user"]
     text = users[-1] if users else ""
@@ -101,6 +102,9 @@ def reply_body(kind: str, # a key of `REPLY_KINDS` (not "hang": the server handl
     if kind == "http_429": return _error(429, "rate_limit_error", "Rate limit reached (scripted)")
     if kind == "http_500": return _error(500, "server_error", "Internal server error (scripted)")
     if kind == "http_400": return _error(400, "invalid_request_error", "Bad request (scripted)")
+    if kind == "context_window":
+        return _error(400, "BadRequestError", "This model's maximum context length is 8192 tokens. However, you requested "
+                      "40000 tokens (8000 in the messages, 32000 in the completion). Please reduce the length (scripted).")
     text = _user_text(request)
     args = lambda total=1.0: json.dumps(scripted_forecast(text, total))
     content, finish, calls = None, "tool_calls", []
@@ -126,7 +130,7 @@ def reply_body(kind: str, # a key of `REPLY_KINDS` (not "hang": the server handl
                  "model": request.get("model", "scripted"), "system_fingerprint": "scripted",
                  "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}], "usage": usage}
 
-# %% ../nbs/02a_llm_server.ipynb #65452a30
+# %% ../nbs/02a_llm_server.ipynb #e1861980
 class ScriptedLLMServer:
     "An OpenAI-compatible chat-completions server on 127.0.0.1 answering from a `ResponseScript`, in a background thread."
     def __init__(self,
@@ -138,7 +142,7 @@ class ScriptedLLMServer:
                 ):
         self.script, self.latency_s, self.hang_s = script or ResponseScript(), latency_s, hang_s
         self.host, self.port = host, port
-        self.requests: list[dict] = []  # one entry per chat request: key, kind, attempt, model
+        self.requests: list[dict] = []  # one entry per chat request: key, kind, attempt, model, authorization header
         self.attempts: Counter = Counter()  # sightings per request key
         self.in_flight = self.peak_in_flight = 0
         self._loop = self._server = self._thread = None
@@ -155,7 +159,7 @@ class ScriptedLLMServer:
         "Number of requests answered with each reply kind."
         with self._lock: return Counter(r["kind"] for r in self.requests)
 
-# %% ../nbs/02a_llm_server.ipynb #e0e496bc
+# %% ../nbs/02a_llm_server.ipynb #4057845b
 async def _read_request(reader) -> tuple[str, str, dict, bytes] | None:
     head = await reader.readuntil(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
@@ -171,18 +175,18 @@ def _http_response(status: int, body: dict, keep_alive: bool) -> bytes:
             f"Connection: {'keep-alive' if keep_alive else 'close'}\r\n\r\n")
     return head.encode() + payload
 
-def _record(self, request: dict) -> tuple[str, int]:
+def _record(self, request: dict, authorization: str | None = None) -> tuple[str, int]:
     text = _user_text(request)
     key = hashlib.sha256(json.dumps(request.get("messages", []), sort_keys=True).encode()).hexdigest()[:16]
     with self._lock:
         self.attempts[key] += 1
         attempt = self.attempts[key]
         kind = self.script.kind(text, attempt)
-        self.requests.append(dict(key=key, kind=kind, attempt=attempt, model=request.get("model")))
+        self.requests.append(dict(key=key, kind=kind, attempt=attempt, model=request.get("model"), authorization=authorization))
         self.in_flight += 1; self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
     return kind, attempt
 
-async def _answer(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
+async def _answer(self, method: str, path: str, body: bytes, headers: dict | None = None) -> tuple[int, dict]:
     route = path.split("?")[0].rstrip("/")
     if method == "GET" and route in ("/v1/models", "/models"):
         return 200, {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "gpu_forecasters"}]}
@@ -190,7 +194,7 @@ async def _answer(self, method: str, path: str, body: bytes) -> tuple[int, dict]
         return 404, {"error": {"message": f"no route {method} {route}", "type": "not_found", "code": "404"}}
     try: request = json.loads(body)
     except ValueError: return _error(400, "invalid_request_error", "body is not JSON")
-    kind, _ = _record(self, request)
+    kind, _ = _record(self, request, (headers or {}).get("authorization"))
     try:
         await asyncio.sleep(self.hang_s if kind == "hang" else self.latency_s)
         return reply_body(kind, request, created=int(time.time()))
@@ -202,7 +206,7 @@ async def _handle(self, reader, writer):
         while True:
             try: method, path, headers, body = await _read_request(reader)
             except (asyncio.IncompleteReadError, ConnectionError, ValueError): break
-            status, payload = await _answer(self, method, path, body)
+            status, payload = await _answer(self, method, path, body, headers)
             keep_alive = headers.get("connection", "").lower() != "close"
             writer.write(_http_response(status, payload, keep_alive)); await writer.drain()
             if not keep_alive: break

@@ -8,8 +8,8 @@ __all__ = ['HARDWARE_PROFILES', 'HARDWARE_ALIASES', 'PROMPT_VERSION', 'PROMPT_MO
            'live_hardware', 'hardware_from_torch', 'PromptOptions', 'SurrogateQuery', 'code_fence', 'hardware_table',
            'bin_table', 'system_prompt', 'user_prompt', 'build_messages', 'prompt_sha256', 'prompt_tools']
 
-# %% ../nbs/02_prompts.ipynb #58b16a18
-import re
+# %% ../nbs/02_prompts.ipynb #37b85104
+import functools, re
 from dataclasses import dataclass
 
 # %% ../nbs/02_prompts.ipynb #4166598e
@@ -254,7 +254,7 @@ real GPU. Defer when:
 Deferring costs a real GPU run, so forecast whenever the code gives you a clear picture. Call exactly one of the two \
 tools."""
 
-# %% ../nbs/02_prompts.ipynb #831f3b78
+# %% ../nbs/02_prompts.ipynb #95931127
 def _argument_lines(parameters: dict) -> str:
     return "\n".join(f"- `{name}`: {spec['description']}" for name, spec in parameters["properties"].items())
 
@@ -269,6 +269,7 @@ def _output_section(options: PromptOptions) -> str:
             f"Arguments of `{TOOL_NAME}`, in this order:\n{forecast_args}\n\n"
             f"Argument of `{DEFER_TOOL_NAME}`:\n{defer_args}")
 
+@functools.lru_cache(maxsize=None)
 def system_prompt(options: PromptOptions = PromptOptions(), # how to render; the text depends on nothing else
                  ) -> str:
     "The surrogate's system prompt: role, definition of S, bin table, probabilities, what to weigh, output."

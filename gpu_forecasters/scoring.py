@@ -8,7 +8,7 @@ __all__ = ['CACHE_SCHEMA_VERSION', 'ABORT_AFTER_OTHER_ERRORS', 'PREDICTION_FILES
            'write_record', 'read_record', 'build_surrogates', 'config_hash', 'Plan', 'plan_run', 'ScoringAborted',
            'run_tasks', 'collect_rows', 'write_outputs', 'score', 'format_summary', 'score_command']
 
-# %% ../nbs/07_scoring.ipynb #03edd415
+# %% ../nbs/07_scoring.ipynb #3d5aeede
 import asyncio, datetime, hashlib, json, logging, re, sys, time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -20,7 +20,7 @@ from . import __version__
 from .forecast import forecast_to_record
 from .prompts import SurrogateQuery, hardware_profile, prompt_sha256
 from .surrogates import (SurrogateConfig, SurrogateResult, SurrogateSetupError, row_seed,
-                                        surrogate_from_config, resolve_training_artifact)
+                                        surrogate_from_config, resolve_training_artifact, close_surrogates)
 from .data import (ConfigError, DatasetUnavailableError, atomic_write_text, export_table,
                                   load_discovery_pairs, load_eval_set, load_json_config, load_rl_pool, predictions_frame)
 from .metrics import half_brier
@@ -240,7 +240,7 @@ def plan_run(config: ScoreConfig, output_dir, *, debug: bool = False, retry_fail
     if n_dupes: _log.info("%d repeated comparison id(s) in %s: each is scored once per (surrogate, repeat)", n_dupes, config.eval_set)
     return Plan(comparisons, surrogates, tasks, to_run, records, n_stale, n_corrupt, n_dupes)
 
-# %% ../nbs/07_scoring.ipynb #1b79c3e6
+# %% ../nbs/07_scoring.ipynb #427f0fe0
 class ScoringAborted(RuntimeError):
     "A surrogate failed the same way too often (e.g. authentication); the run stopped, finished rows are kept."
 
@@ -273,23 +273,24 @@ async def run_tasks(tasks: list, # the tasks to run, in order
     queue = asyncio.Queue()
     for t in tasks: queue.put_nowait(t)
     limits = {label: asyncio.Semaphore(n) for label, n in (per_surrogate_limits or {}).items() if n}
-    streak, bar = Counter(), _Progress(len(tasks), progress)
+    streak, bar, writes, write_errors = Counter(), _Progress(len(tasks), progress), set(), []
+    def written(write, task: Task, row: dict):
+        writes.discard(write)
+        if write.cancelled(): return
+        if write.exception() is not None: write_errors.append(write.exception()); return
+        bar.update(row)
+        if on_done is not None: on_done(task, row)
     async def one(task: Task):
         result = await task.surrogate.forecast(task.query, seed=task.seed)
         row = result_row(task, result)
         write = asyncio.ensure_future(asyncio.to_thread(write_record, task, row))
-        try: await asyncio.shield(write)
-        except asyncio.CancelledError:  # a cancelled run still finishes the record it was writing, even if cancelled again
-            while not write.done():
-                try: await asyncio.wait([write])
-                except asyncio.CancelledError: pass
-            raise
+        writes.add(write)
+        write.add_done_callback(lambda w: written(w, task, row))
+        if write_errors: raise write_errors[0]
         label = task.surrogate.label
         streak[label] = streak[label] + 1 if result.error_kind == "other" and not result.final else 0
         if streak[label] >= ABORT_AFTER_OTHER_ERRORS:
             raise ScoringAborted(f"{label}: {streak[label]} consecutive errors, the last: {result.error}")
-        bar.update(row)
-        if on_done is not None: on_done(task, row)
     async def worker():
         while not queue.empty():
             task = queue.get_nowait()
@@ -302,7 +303,13 @@ async def run_tasks(tasks: list, # the tasks to run, in order
     finally:
         for w in workers: w.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+        cancelled = False
+        while writes:  # a stopped run still finishes every record it started writing, even if cancelled again
+            try: await asyncio.wait(set(writes))
+            except asyncio.CancelledError: cancelled = True
         bar.close()
+        if cancelled: raise asyncio.CancelledError
+    if write_errors: raise write_errors[0]
     return bar.counts
 
 # %% ../nbs/07_scoring.ipynb #1480d4d7
@@ -401,7 +408,7 @@ def write_outputs(config: ScoreConfig, # the run's config
     atomic_write_text(out / "config.json", json.dumps(resolved, indent=2) + "\n")
     return summary
 
-# %% ../nbs/07_scoring.ipynb #2559967c
+# %% ../nbs/07_scoring.ipynb #5ce65096
 async def score(config: ScoreConfig, # the validated config
                 output_dir, # where the cache and outputs go (created)
                 *,
@@ -429,6 +436,7 @@ async def score(config: ScoreConfig, # the validated config
                         progress=progress, on_done=done)
         complete = True
     finally:
+        await close_surrogates(plan.surrogates)
         summary = write_outputs(config, plan, output_dir, complete=complete, started_at=started,
                                 wall_s=time.perf_counter() - t0, fresh=fresh)
     return summary

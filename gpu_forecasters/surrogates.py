@@ -6,13 +6,14 @@
 __all__ = ['ERROR_KINDS', 'LABEL_RE', 'SurrogateConfig', 'BACKENDS', 'HARMONY_VOCAB_SIZE', 'RANDOM_PREFIX', 'RANDOM_PRESETS',
            'RANDOM_INIT_STD', 'BASE_FINGERPRINT_FILE', 'MODEL_DTYPES', 'SurrogateSetupError', 'SurrogateResult',
            'Surrogate', 'classify_error', 'is_final_error', 'RetryPolicy', 'row_seed', 'Attempt', 'hash_of',
-           'LLMSurrogate', 'PromptConfig', 'LiteLLMConfig', 'TinkerConfig', 'LocalConfig', 'UniformConfig',
-           'ClimatologyConfig', 'OracleNoiseConfig', 'UniformSurrogate', 'ClimatologySurrogate', 'gaussian_bin_probs',
-           'OracleNoiseSurrogate', 'import_litellm', 'LiteLLMSurrogate', 'HarmonyTokenizer', 'load_tokenizer',
-           'make_renderer', 'render_tinker_prompt', 'parse_completion', 'SamplerSurrogate', 'TinkerSurrogate',
-           'is_random_model', 'random_model_config', 'build_random_model', 'load_causal_lm', 'base_fingerprint',
-           'write_base_fingerprint', 'check_adapter_base', 'LocalSurrogate', 'resolve_training_artifact',
-           'surrogate_from_config']
+           'LLMSurrogate', 'PromptConfig', 'LiteLLMConfig', 'OpenAIHTTPConfig', 'TinkerConfig', 'LocalConfig',
+           'UniformConfig', 'ClimatologyConfig', 'OracleNoiseConfig', 'UniformSurrogate', 'ClimatologySurrogate',
+           'gaussian_bin_probs', 'OracleNoiseSurrogate', 'import_litellm', 'LiteLLMSurrogate', 'HTTPStatusError',
+           'ContextWindowExceededError', 'OpenAIHTTPSurrogate', 'close_surrogates', 'HarmonyTokenizer',
+           'load_tokenizer', 'make_renderer', 'render_tinker_prompt', 'parse_completion', 'SamplerSurrogate',
+           'TinkerSurrogate', 'is_random_model', 'random_model_config', 'build_random_model', 'load_causal_lm',
+           'base_fingerprint', 'write_base_fingerprint', 'check_adapter_base', 'LocalSurrogate',
+           'resolve_training_artifact', 'surrogate_from_config']
 
 # %% ../nbs/03_surrogates.ipynb #79f0f184
 import asyncio, hashlib, json, logging, math, os, random, re, threading, time, traceback
@@ -208,7 +209,7 @@ async def _forecast_with_retries(self: LLMSurrogate, query: SurrogateQuery, *, s
 
 LLMSurrogate.forecast = _forecast_with_retries
 
-# %% ../nbs/03_surrogates.ipynb #6c9743cf
+# %% ../nbs/03_surrogates.ipynb #bc4a7b57
 LABEL_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # a label cannot start with "_": `_meta` is reserved in metrics.json
 
 class PromptConfig(BaseModel):
@@ -248,6 +249,18 @@ class LiteLLMConfig(_LLMBase):
     transport_retries: int = Field(4, ge=0)
     api_base: str | None = None  # an OpenAI-compatible server's base URL (not part of the config hash)
 
+class OpenAIHTTPConfig(_LLMBase):
+    "A model on an OpenAI-compatible server (vLLM, SGLang, llama.cpp, ...), called over HTTP directly, without LiteLLM."
+    backend: Literal["openai_http"]
+    model: str = Field(min_length=1)  # the name the server serves the model under, e.g. "openai/gpt-oss-120b" on vLLM
+    api_base: str = Field(pattern=r"^https?://")  # the server's base URL, e.g. "http://127.0.0.1:8000/v1" (not part of the config hash)
+    key_env: str | None = None  # name of the environment variable whose value is sent as the bearer token (None: no token)
+    max_tokens: int = Field(32000, ge=1)
+    timeout_s: float = Field(900, gt=0)
+    transport_retries: int = Field(4, ge=0)
+    usd_per_million_input: float | None = Field(None, ge=0)  # price of prompt tokens, for `cost_usd` (None: cost unknown)
+    usd_per_million_output: float | None = Field(None, ge=0)  # price of completion tokens
+
 class _SamplerBase(_LLMBase):
     checkpoint: str | None = None
     renderer: str = "gpt_oss_medium_reasoning"  # Tinker cookbook renderer name
@@ -285,9 +298,9 @@ class OracleNoiseConfig(_Base):
     noise_sigma: float = Field(0.5, ge=0)
     reported_sigma: float | None = Field(None, ge=0)  # None = noise_sigma (calibrated)
 
-SurrogateConfig = Annotated[Union[LiteLLMConfig, TinkerConfig, LocalConfig, UniformConfig, ClimatologyConfig,
-                                  OracleNoiseConfig], Field(discriminator="backend")]
-BACKENDS = ("litellm", "tinker", "local", "uniform", "climatology", "oracle_noise")
+SurrogateConfig = Annotated[Union[LiteLLMConfig, OpenAIHTTPConfig, TinkerConfig, LocalConfig, UniformConfig,
+                                  ClimatologyConfig, OracleNoiseConfig], Field(discriminator="backend")]
+BACKENDS = ("litellm", "openai_http", "tinker", "local", "uniform", "climatology", "oracle_noise")
 
 # %% ../nbs/03_surrogates.ipynb #91933a42
 class _Baseline:
@@ -442,6 +455,116 @@ class LiteLLMSurrogate(LLMSurrogate):
         answer, error = self._parse(getattr(choice.message, "tool_calls", None), finish)
         return Attempt(answer, error, _usage(response, "prompt_tokens"), _usage(response, "completion_tokens"),
                        _cost(self.litellm, response), getattr(response, "model", None), finish)
+
+# %% ../nbs/03_surrogates.ipynb #92a8604e
+class HTTPStatusError(Exception):
+    "A non-success answer of an OpenAI-compatible server; `status_code` drives the retry policy (429 and 5xx: transport)."
+    def __init__(self, status_code: int, message: str):
+        super().__init__(f"HTTP {status_code}: {message}")
+        self.status_code = status_code
+
+class ContextWindowExceededError(HTTPStatusError):
+    "The prompt and completion limit do not fit the model's context: final, a retry would get the same answer."
+
+_CONTEXT_RE = re.compile(r"context length|context window|maximum context|prompt is too long|too many tokens", re.I)
+
+def _int_or_none(x) -> int | None: return int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+def _error_message(content: bytes) -> str:
+    "The `error.message` of an OpenAI-style error body, else the body's text (one line)."
+    try: return _one_line(json.loads(content)["error"]["message"], 300)
+    except Exception: return _one_line(content.decode("utf-8", "replace"), 300)
+
+async def _session_keeper(session):
+    "Holds a session open; closing the generator (by `aclose`, or by `asyncio.run` at its end) closes the session."
+    try: yield
+    finally: await session.close()
+
+# %% ../nbs/03_surrogates.ipynb #813221a8
+class OpenAIHTTPSurrogate(LLMSurrogate):
+    "A surrogate answering through an OpenAI-compatible chat-completions endpoint, called with `aiohttp` (no LiteLLM)."
+    backend = "openai_http"
+    def __init__(self,
+                 label: str, # the surrogate's name in outputs
+                 model: str, # the model name the server serves, sent as `model`
+                 api_base: str, # the server's base URL, e.g. "http://127.0.0.1:8000/v1"
+                 *,
+                 key_env: str | None = None, # environment variable holding the bearer token (None: none sent)
+                 usd_per_million: tuple = (None, None), # (prompt, completion) prices for `cost_usd`
+                 **kwargs, # `LLMSurrogate` settings: options, temperature, max_tokens, timeout_s, retry, seed, sleep
+                ):
+        super().__init__(label, **kwargs)
+        try: import aiohttp
+        except ImportError as e: raise SurrogateSetupError(f"the openai_http back-end needs `aiohttp`: pip install aiohttp ({e})") from None
+        self._aiohttp, self.model, self.usd_per_million = aiohttp, model, tuple(usd_per_million)
+        self.url = api_base.rstrip("/") + "/chat/completions"
+        self._headers = {"Content-Type": "application/json"}
+        if key_env:
+            key = os.environ.get(key_env)
+            if not key: raise SurrogateSetupError(f"{label}: the environment variable {key_env} (key_env) is not set")
+            self._headers["Authorization"] = f"Bearer {key}"
+        self._sessions = {}  # event loop -> (its aiohttp session, the async generator keeping it)
+        self._tools = prompt_tools(self.options)  # built once: each request is serialised at once, never mutated
+
+    def hash_fields(self) -> dict: return {**super().hash_fields(), "model": self.model}
+
+    def request(self, query: SurrogateQuery, seed: int | None = None) -> dict:
+        "The JSON body of the chat-completions call for `query` (what LiteLLM sends for `openai/<model>`)."
+        tool_choice = "required" if self.options.abstain else {"type": "function", "function": {"name": TOOL_NAME}}
+        body = dict(model=self.model, messages=build_messages(query, self.options), tools=self._tools,
+                    tool_choice=tool_choice, temperature=self.temperature, max_tokens=self.max_tokens)
+        if seed is not None: body["seed"] = seed
+        return body
+
+    async def _session(self):
+        loop = asyncio.get_running_loop()
+        held = self._sessions.get(loop)
+        if held is None:
+            self._sessions = {l: h for l, h in self._sessions.items() if not l.is_closed()}  # forget finished loops
+            aiohttp = self._aiohttp
+            session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=self.timeout_s))
+            keeper = _session_keeper(session)
+            await keeper.__anext__()  # started: the loop now closes it at its end
+            held = self._sessions[loop] = (session, keeper)
+        return held[0]
+
+    async def _post(self, body: bytes) -> tuple[int, bytes]:
+        "POST a request body; (HTTP status, response body)."
+        async with (await self._session()).post(self.url, data=body, headers=self._headers) as response:
+            return response.status, await response.read()
+
+    def _cost(self, input_tokens, output_tokens) -> float | None:
+        parts = [(n, price) for n, price in zip((input_tokens, output_tokens), self.usd_per_million) if price is not None]
+        if not parts or any(n is None for n, _ in parts): return None
+        return sum(n * price for n, price in parts) / 1e6
+
+    async def _call(self, query: SurrogateQuery, seed: int | None) -> Attempt:
+        status, content = await self._post(json.dumps(self.request(query, seed)).encode())
+        if status >= 300:
+            message = _error_message(content)
+            error = ContextWindowExceededError if status in (400, 413) and _CONTEXT_RE.search(message) else HTTPStatusError
+            raise error(status, message)
+        try:
+            data = json.loads(content)
+            choice = data["choices"][0]
+            calls, finish = choice["message"].get("tool_calls"), choice.get("finish_reason")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            raise HTTPStatusError(502, f"the answer is not a chat completion: {_error_message(content)[:200]}") from None
+        answer, error = self._parse(calls, finish)
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        tokens_in, tokens_out = _int_or_none(usage.get("prompt_tokens")), _int_or_none(usage.get("completion_tokens"))
+        return Attempt(answer, error, tokens_in, tokens_out, self._cost(tokens_in, tokens_out), data.get("model"), finish)
+
+    async def aclose(self):
+        "Close the current event loop's HTTP session and its connections."
+        held = self._sessions.pop(asyncio.get_running_loop(), None)
+        if held is not None: await held[1].aclose()
+
+async def close_surrogates(surrogates, # surrogates of a run; those with an `aclose` coroutine (HTTP clients) are closed
+                          ):
+    "Release what the surrogates hold on the running event loop (connections)."
+    for s in surrogates:
+        if hasattr(s, "aclose"): await s.aclose()
 
 # %% ../nbs/03_surrogates.ipynb #a244729f
 class HarmonyTokenizer:
@@ -798,7 +921,7 @@ def resolve_training_artifact(cfg, # a surrogate config (pydantic)
                      cfg.label, prompt["prompt_version"], PROMPT_VERSION)
     return cfg.model_copy(update=update)
 
-# %% ../nbs/03_surrogates.ipynb #b4c0d367
+# %% ../nbs/03_surrogates.ipynb #716a23ba
 def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
                           *,
                           training_rows=None, # DataFrame for `climatology` (the runner loads `cfg.training_rows`)
@@ -820,6 +943,10 @@ def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
     if cfg.backend == "litellm":
         retry = RetryPolicy(parse_retries=cfg.parse_retries, transport_retries=cfg.transport_retries)
         return LiteLLMSurrogate(cfg.label, cfg.model, api_base=cfg.api_base, num_retries=cfg.num_retries, retry=retry, **common)
+    if cfg.backend == "openai_http":
+        retry = RetryPolicy(parse_retries=cfg.parse_retries, transport_retries=cfg.transport_retries)
+        return OpenAIHTTPSurrogate(cfg.label, cfg.model, cfg.api_base, key_env=cfg.key_env, retry=retry,
+                                   usd_per_million=(cfg.usd_per_million_input, cfg.usd_per_million_output), **common)
     retry = RetryPolicy(parse_retries=cfg.parse_retries, transport_retries=getattr(cfg, "transport_retries", 0))
     if cfg.backend == "tinker":
         return TinkerSurrogate(cfg.label, cfg.base_model, cfg.checkpoint, cfg.renderer, retry=retry, **common)

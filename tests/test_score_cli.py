@@ -13,13 +13,13 @@ from gpu_forecasters.llm_server import ResponseScript, ScriptedLLMServer
 CLI = str(Path(sys.executable).parent / 'gpu-forecasters')
 VOLATILE = ['elapsed_s']  # the only column that differs between two runs of the same tasks
 
-def start(*args, cwd):
-    env = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1', 'LITELLM_LOCAL_MODEL_COST_MAP': 'True'}
+def start(*args, cwd, env_extra=None):
+    env = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1', 'LITELLM_LOCAL_MODEL_COST_MAP': 'True'} | (env_extra or {})
     return subprocess.Popen([CLI, 'score', *map(str, args)], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
-def run(*args, cwd, timeout=300):
-    p = start(*args, cwd=cwd)
+def run(*args, cwd, timeout=300, env_extra=None):
+    p = start(*args, cwd=cwd, env_extra=env_extra)
     out, err = p.communicate(timeout=timeout)
     return p.returncode, out, err
 
@@ -88,6 +88,22 @@ def test_transport_failure_exits_3_and_the_rerun_finishes(tmp_path, server):
     code, _, err = run('--config', config, '--output-dir', 'run', cwd=tmp_path)
     assert code == 0, err
     assert read_scoring_output(tmp_path / 'run').final.all()
+
+def test_api_key_reaches_the_server_and_appears_in_no_output_or_log(tmp_path, server):
+    canary = 'sk-canary-7f3a9c1e'
+    server.script = ResponseScript([{'match': 'SCRIPT_PARSE_FAIL', 'kinds': ['text_only']}, {'match': '', 'kinds': ['http_500', 'valid']}])
+    config = write_config(tmp_path / 'config.json', server, n_repeats=1, surrogates=[
+        {'label': 'lean', 'backend': 'openai_http', 'model': 'gpt-4o-mini', 'api_base': server.base_url, 'key_env': 'CANARY_KEY',
+         'transport_retries': 1}])
+    code, out, err = run('--config', config, '--output-dir', 'run', cwd=tmp_path, env_extra={'CANARY_KEY': canary})
+    assert code == 0, err
+    assert server.requests and {r['authorization'] for r in server.requests} == {f'Bearer {canary}'}
+    assert 'retrying' in err  # the retried 500s were logged, without the key
+    files = [f for f in (tmp_path / 'run').rglob('*') if f.is_file()]
+    assert len(files) > 10 and all(canary.encode() not in f.read_bytes() for f in files)
+    assert canary not in out and canary not in err
+    code, _, err = run('--config', config, '--output-dir', 'run2', cwd=tmp_path)  # the variable unset: a config error
+    assert code == 2 and 'CANARY_KEY' in err and canary not in err
 
 @pytest.mark.parametrize('change, needle', [
     ({'n_repeat': 2}, 'n_repeat'),
