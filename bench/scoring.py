@@ -8,7 +8,7 @@ N / c x latency = 1272 / 64 x 0.2 s = 3.98 s.
    fsync, progress counters) with a surrogate that sleeps 200 ms and answers. Measures what the runner itself adds.
 2. **End to end through HTTP**: `score()` against the scripted OpenAI-compatible server, run as a separate process
    (`python -m gpu_forecasters.llm_server --latency 0.2`) so that the server does not share the client's interpreter,
-   with each client that can reach it: the `openai_http` back-end (httpx, no LiteLLM) and the `litellm` back-end.
+   with each client that can reach it: the `openai_http` back-end (aiohttp, no LiteLLM) and the `litellm` back-end.
    Also measured: each client's CPU time per call (sequential calls against a zero-latency server); with one event
    loop, the wall time cannot drop below N x that.
 3. **Resume**: 10,176 cached rows (424 comparisons x 24 repeats, uniform baseline): the time of a rerun that finds

@@ -240,7 +240,7 @@ def plan_run(config: ScoreConfig, output_dir, *, debug: bool = False, retry_fail
     if n_dupes: _log.info("%d repeated comparison id(s) in %s: each is scored once per (surrogate, repeat)", n_dupes, config.eval_set)
     return Plan(comparisons, surrogates, tasks, to_run, records, n_stale, n_corrupt, n_dupes)
 
-# %% ../nbs/07_scoring.ipynb #427f0fe0
+# %% ../nbs/07_scoring.ipynb #8e269020
 class ScoringAborted(RuntimeError):
     "A surrogate failed the same way too often (e.g. authentication); the run stopped, finished rows are kept."
 
@@ -273,20 +273,22 @@ async def run_tasks(tasks: list, # the tasks to run, in order
     queue = asyncio.Queue()
     for t in tasks: queue.put_nowait(t)
     limits = {label: asyncio.Semaphore(n) for label, n in (per_surrogate_limits or {}).items() if n}
-    streak, bar, writes, write_errors = Counter(), _Progress(len(tasks), progress), set(), []
-    def written(write, task: Task, row: dict):
+    streak, bar, writes, errors = Counter(), _Progress(len(tasks), progress), set(), []
+    def written(write, task: Task, row: dict):  # a done-callback: what it raises is kept and raised by the run
         writes.discard(write)
         if write.cancelled(): return
-        if write.exception() is not None: write_errors.append(write.exception()); return
+        if write.exception() is not None: errors.append(write.exception()); return
         bar.update(row)
-        if on_done is not None: on_done(task, row)
+        try:
+            if on_done is not None: on_done(task, row)
+        except Exception as e: errors.append(e)
     async def one(task: Task):
         result = await task.surrogate.forecast(task.query, seed=task.seed)
         row = result_row(task, result)
         write = asyncio.ensure_future(asyncio.to_thread(write_record, task, row))
         writes.add(write)
         write.add_done_callback(lambda w: written(w, task, row))
-        if write_errors: raise write_errors[0]
+        if errors: raise errors[0]
         label = task.surrogate.label
         streak[label] = streak[label] + 1 if result.error_kind == "other" and not result.final else 0
         if streak[label] >= ABORT_AFTER_OTHER_ERRORS:
@@ -309,7 +311,7 @@ async def run_tasks(tasks: list, # the tasks to run, in order
             except asyncio.CancelledError: cancelled = True
         bar.close()
         if cancelled: raise asyncio.CancelledError
-    if write_errors: raise write_errors[0]
+    if errors: raise errors[0]
     return bar.counts
 
 # %% ../nbs/07_scoring.ipynb #1480d4d7
