@@ -116,7 +116,7 @@ def end_to_end(eval_path: Path, work: Path, client: str) -> dict:
             finally: await close_surrogates(plan.surrogates)
         start = time.perf_counter(); counts = asyncio.run(pool()); pool_s = time.perf_counter() - start
         start = time.perf_counter()
-        summary = write_outputs(config, plan_run(config, out), out, complete=True, started_at="", wall_s=0)
+        summary = write_outputs(config, plan, out, complete=True, started_at="", wall_s=0)
         outputs = time.perf_counter() - start
     finally: server.kill()
     n = len(plan.to_run)

@@ -390,7 +390,7 @@ class OracleNoiseSurrogate(_Baseline):
         p = gaussian_bin_probs(m, self.reported_sigma)
         return self._result(p, p.index(max(p)) + 1, f"noisy oracle (sigma {self.noise_sigma:g})", seed, start)
 
-# %% ../nbs/03_surrogates.ipynb #28b80fcb
+# %% ../nbs/03_surrogates.ipynb #8acd0707
 def import_litellm():
     "LiteLLM, imported with the local price map (no download) and without its console banners."
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -399,10 +399,11 @@ def import_litellm():
     litellm.suppress_debug_info = True
     return litellm
 
+def _int_or_none(x) -> int | None: return int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
 def _usage(response, name: str) -> int | None:
     usage = getattr(response, "usage", None)
-    value = getattr(usage, name, None) if usage is not None else None
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return _int_or_none(getattr(usage, name, None) if usage is not None else None)
 
 def _cost(litellm, response) -> float | None:
     hidden = getattr(response, "_hidden_params", None) or {}
@@ -456,7 +457,7 @@ class LiteLLMSurrogate(LLMSurrogate):
         return Attempt(answer, error, _usage(response, "prompt_tokens"), _usage(response, "completion_tokens"),
                        _cost(self.litellm, response), getattr(response, "model", None), finish)
 
-# %% ../nbs/03_surrogates.ipynb #92a8604e
+# %% ../nbs/03_surrogates.ipynb #873a9711
 class HTTPStatusError(Exception):
     "A non-success answer of an OpenAI-compatible server; `status_code` drives the retry policy (429 and 5xx: transport)."
     def __init__(self, status_code: int, message: str):
@@ -467,8 +468,6 @@ class ContextWindowExceededError(HTTPStatusError):
     "The prompt and completion limit do not fit the model's context: final, a retry would get the same answer."
 
 _CONTEXT_RE = re.compile(r"context length|context window|maximum context|prompt is too long|too many tokens", re.I)
-
-def _int_or_none(x) -> int | None: return int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 def _error_message(content: bytes) -> str:
     "The `error.message` of an OpenAI-style error body, else the body's text (one line)."
