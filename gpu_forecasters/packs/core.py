@@ -4,39 +4,47 @@
 
 # %% auto #0
 __all__ = ['DEFAULT_SECRET_SALT', 'CASE_SETS', 'CASE_KINDS', 'MESSAGE_LIMIT', 'PACK_MODULES', 'DEVICE_MEMORY_FACTOR',
-           'MAX_SOURCE_BYTES', 'TASK_SHIM', 'UTILS_SHIM', 'cantor', 'hidden_seed', 'iteration_seed', 'canonical_json',
-           'Case', 'Tolerance', 'CaseSet', 'make_cases', 'OutputSpec', 'e4m3_codes', 'e4m3_code_distance',
-           'check_outputs', 'extract_code', 'EvalEnvironment', 'current_environment', 'UnsupportedDevice', 'KernelPack',
-           'register_pack', 'list_packs', 'get_pack', 'input_bytes', 'largest_input_bytes', 'require_device',
-           'CandidateError', 'check_source', 'load_candidate', 'function_from_source']
+           'WIRE_TYPES', 'MAX_SOURCE_BYTES', 'TASK_SHIM', 'UTILS_SHIM', 'cantor', 'keyed_seed', 'hidden_seed',
+           'iteration_seed', 'canonical_json', 'Case', 'Tolerance', 'CaseSet', 'make_cases', 'OutputSpec', 'e4m3_codes',
+           'e4m3_code_distance', 'check_outputs', 'extract_code', 'EvalEnvironment', 'current_environment',
+           'UnsupportedDevice', 'KernelPack', 'register_pack', 'list_packs', 'get_pack', 'input_bytes',
+           'largest_input_bytes', 'require_device', 'wire_type', 'CandidateError', 'check_source', 'load_candidate',
+           'function_from_source']
 
-# %% ../../nbs/10_packs.ipynb #1edd005a
-import contextlib, hashlib, importlib, importlib.util, json, re, sys
+# %% ../../nbs/10_packs.ipynb #b1c76596
+import contextlib, dataclasses, hashlib, importlib, importlib.util, json, re, sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 import torch
 
-# %% ../../nbs/10_packs.ipynb #e34e8b20
-DEFAULT_SECRET_SALT = 20260529  # `GPU_FORECASTERS_SECRET_SALT` overrides it
+# %% ../../nbs/10_packs.ipynb #23022915
+DEFAULT_SECRET_SALT = 20260529  # a fixed salt for listings and tools; evaluations draw their own
 _SEED_MOD = 2 ** 31
 
 def cantor(a: int, b: int) -> int:
-    "The Cantor pairing π(a, b) = (a+b)(a+b+1)/2 + b."
+    "The Cantor pairing π(a, b) = (a+b)(a+b+1)/2 + b (GPU MODE's seed mixing; invertible, so not used for secrets here)."
     return (a + b) * (a + b + 1) // 2 + b
+
+def keyed_seed(salt: int, # the secret salt
+               *parts, # what the seed is for, e.g. ("iteration", seed, i)
+              ) -> int:
+    "A seed in [0, 2³¹) from sha256 of the salt and `parts`."
+    text = "|".join(str(p) for p in (salt, *parts))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % _SEED_MOD
 
 def hidden_seed(seed: int, # a public case's seed
                 salt: int, # the secret salt
                ) -> int:
-    "The seed of a public case's hidden variant: π(seed, salt) mod 2³¹."
-    return cantor(seed, salt) % _SEED_MOD
+    "The seed of a public case's hidden variant."
+    return keyed_seed(salt, "hidden", seed)
 
 def iteration_seed(seed: int, # the case's seed (iteration 0, the checked call, uses it as is)
                    salt: int, # the secret salt
                    i: int, # timed iteration index, ≥ 1
                   ) -> int:
-    "The input seed of timed iteration i ≥ 1: π(π(seed, salt) mod 2³¹, i) mod 2³¹."
-    return cantor(hidden_seed(seed, salt), i) % _SEED_MOD
+    "The input seed of timed iteration i ≥ 1."
+    return keyed_seed(salt, "iteration", seed, i)
 
 # %% ../../nbs/10_packs.ipynb #f570e821
 CASE_SETS = ("paper", "hardened", "smoke")
@@ -380,6 +388,15 @@ def require_device(pack: KernelPack, # the pack to run
             raise UnsupportedDevice(f"pack {pack.name!r} (case set {case_set!r}) needs {DEVICE_MEMORY_FACTOR * largest / 2**30:.1f} GiB of "
                                     f"device memory ({DEVICE_MEMORY_FACTOR}x its largest input, {largest / 2**30:.2f} GiB); "
                                     f"{device_name} has {total_memory_bytes / 2**30:.1f} GiB")
+
+# %% ../../nbs/10_packs.ipynb #da4121c3
+WIRE_TYPES = {}  # "module.QualName" -> class: the only objects a worker rebuilds from a message
+
+def wire_type(cls):
+    "Class decorator: instances of this frozen dataclass may travel in a pack's inputs to the worker."
+    if not dataclasses.is_dataclass(cls): raise TypeError(f"wire_type needs a dataclass, got {cls!r}")
+    WIRE_TYPES[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return cls
 
 # %% ../../nbs/10_packs.ipynb #b554098d
 class CandidateError(Exception):

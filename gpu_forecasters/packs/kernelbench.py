@@ -10,13 +10,13 @@ __all__ = ['KERNELBENCH_REVISION', 'PROBLEMS', 'SOURCES_DIR', 'KERNELBENCH_SEED'
            'kernelbench_reference', 'kernelbench_min_bytes', 'kernelbench_format_case', 'kernelbench_case_sets',
            'with_train_mode', 'KernelBenchPack', 'kernelbench_pack']
 
-# %% ../../nbs/17_kernelbench.ipynb #bd5a0dd3
+# %% ../../nbs/17_kernelbench.ipynb #515c0ea0
 import contextlib, functools, hashlib, importlib.resources, os, sys, types
 from dataclasses import dataclass, replace
 from pathlib import Path
 import torch
 from .core import (CandidateError, CaseSet, EvalEnvironment, KernelPack, OutputSpec, Tolerance,
-                                        current_environment, make_cases, register_pack)
+                                        current_environment, make_cases, register_pack, wire_type)
 
 # %% ../../nbs/17_kernelbench.ipynb #959f34a5
 KERNELBENCH_REVISION = {
@@ -108,10 +108,11 @@ def problem_source(problem, # a `KernelBenchProblem` or its pack name
     except OSError as e: raise FileNotFoundError(f"KernelBench source of {p.pack} is missing: {path} ({e.strerror}); reinstall gpu_forecasters") from None
     return verify_source(p, data)
 
-# %% ../../nbs/17_kernelbench.ipynb #d9d42e21
+# %% ../../nbs/17_kernelbench.ipynb #1e42c16b
 KERNELBENCH_SEED = 42  # upstream `seed_num`: the model seed, and the seed of the trial seeds
 BN_SEED = 42  # the private generator of the hardened BatchNorm values
 
+@wire_type  # it travels in the inputs to the worker (by its fields)
 @dataclass(frozen=True)
 class KernelBenchBuild:
     "How a case's models are built; the last element of a KernelBench input (the candidate's forward never sees it)."
