@@ -295,7 +295,7 @@ def draw_salt() -> int:
     "A fresh 62-bit salt from the operating system's randomness (trusted code only)."
     return int.from_bytes(os.urandom(8), "big") >> 2
 
-# %% ../nbs/18b_harness.ipynb #4128f6d8
+# %% ../nbs/18b_harness.ipynb #b8ceba75
 STATUSES = ("ok", "compile_failed", "runtime_error", "incorrect", "timeout", "crashed", "infra_failure")
 _JIT_ERRORS = {"CompilationError", "OutOfResources", "BackendCompilerFailed", "InductorError"}
 
@@ -312,7 +312,8 @@ def classify_failure(mro_names, # names of the exception's class and its bases (
                     ) -> tuple[str, str]:
     "(status, reason) of an exception described by its class names: the worker reports exceptions this way."
     mro_names = list(mro_names)
-    if "OSError" in mro_names and resource_limit_reason(message): return "runtime_error", resource_limit_reason(message)
+    limit = resource_limit_reason(message) if "OSError" in mro_names else None
+    if limit: return "runtime_error", limit
     if "Error building extension" in message: return "compile_failed", "build"
     if stage == "import": return "compile_failed", "import"
     if set(mro_names) & _JIT_ERRORS: return "compile_failed", "jit"
@@ -447,11 +448,10 @@ def evaluation_feedback(ev: Evaluation, # a finished evaluation
     if ev.status == "incorrect": return {"kind": "incorrect", "message": where + (ev.message or ev.reason or "")}
     raise ValueError(f"evaluation status {ev.status!r} has no feedback; known: ok, compile_failed, runtime_error, incorrect, timeout, crashed, infra_failure")
 
-# %% ../nbs/18b_harness.ipynb #d70b7112
-import collections, json, os, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time, traceback, weakref
-from .worker import WORKER_MARKER_ENV, Arena, Channel, WireError, materialize, slot_layout
-from .sandbox import (SANDBOX_MODES, SandboxSpec, SandboxUnavailable, bwrap_argv, redact, require_sandbox, sandbox_environment,
-                      sandbox_uid, secret_values)
+# %% ../nbs/18b_harness.ipynb #f3f85399
+import collections, json, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time, weakref
+from .worker import WORKER_MARKER_ENV, Arena, Channel, SharedTensor, WireError, materialize, slot_layout, take_outputs
+from .sandbox import SandboxSpec, bwrap_argv, redact, require_sandbox, sandbox_environment, sandbox_uid, secret_values
 
 # %% ../nbs/18b_harness.ipynb #c9dc6f26
 def _cpu_list(text: str) -> set[int]:
@@ -509,7 +509,7 @@ def judge_worker_cpus(mode: str, device: str) -> dict:
     override = os.environ.get("GPU_FORECASTERS_WORKER_CPUS")
     return worker_cpu_plan(mode, _cpu_list(override) if override else gpu_local_cpus(torch))
 
-# %% ../nbs/18b_harness.ipynb #3d525734
+# %% ../nbs/18b_harness.ipynb #67442070
 def _process_table() -> dict:
     "pid -> (parent pid, state, start time) of every process, from /proc (empty where there is no /proc)."
     table = {}
@@ -645,6 +645,12 @@ def _exit_reason(code: int | None, # the exit status (`Popen.returncode`); None:
         return f"signal {name}" + (f" ({_LIMIT_SIGNALS[name]})" if name in _LIMIT_SIGNALS else "")
     return f"exit {code}"
 
+def _holds(obj, kind: type) -> bool:
+    "Whether `obj` is, or (in nested tuples, lists and dicts) holds, an instance of `kind`."
+    if isinstance(obj, kind): return True
+    if isinstance(obj, (list, tuple)): return any(_holds(v, kind) for v in obj)
+    return isinstance(obj, dict) and any(_holds(v, kind) for v in obj.values())
+
 _LIVE = weakref.WeakSet()  # every started worker of this process: the judge's own children, never adopted orphans
 
 class Worker:
@@ -677,7 +683,7 @@ class Worker:
                                         stderr=subprocess.STDOUT, start_new_session=True, cwd=self.workdir or "/")
         worker_end.close()
         self.pid = self.process.pid
-        self.channel = Channel(judge_end)
+        self.channel = Channel(judge_end, max_fds=1)  # one descriptor: the worker's output arena
         self.secrets = secret_values(os.environ)  # what no message of the worker may carry back
         self.output = collections.deque(maxlen=64)
         threading.Thread(target=self._drain, name=f"worker-{self.pid}-output", daemon=True).start()
@@ -759,7 +765,7 @@ class Worker:
                 self.kill()
                 raise WorkerTimeout(f"{phase}: no answer within {timeout_s:g} s")
             if self.channel.poll(min(left, 0.05)):
-                try: message = self.channel.recv(timeout=max(left, 1.0), device=None if self.device == "cpu" else "cuda")
+                try: message = self._outputs_in(self.channel.recv(timeout=max(left, 1.0), shared=lambda ref: ref))
                 except (EOFError, ConnectionError): raise self.died() from None
                 except TimeoutError:
                     self.kill()
@@ -772,6 +778,16 @@ class Worker:
             if not self.alive():
                 if self.channel.poll(0): continue
                 raise self.died()
+
+    def _outputs_in(self, message):
+        "`message` with its outputs (in an `outputs` or a call's `result`) copied out of the worker's arena; any other descriptor is closed."
+        fds = self.channel.take_fds()
+        if isinstance(message, tuple) and len(message) > 1 and message[0] in ("outputs", "result"):
+            if isinstance(message[1], dict): return (message[0], take_outputs(message[1], fds, self.device)) + message[2:]
+            if not (message[0] == "result" and message[1] is None): raise WireError("outputs must come in the worker's shared memory")
+        for fd in fds: os.close(fd)
+        if _holds(message, SharedTensor): raise WireError("a shared tensor outside an outputs payload")
+        return message
 
     def wait_imported(self, timeout_s: float) -> bool:
         "Wait up to `timeout_s` until this blank worker has finished its imports; whether it has."
@@ -1190,7 +1206,7 @@ def _is_cuda_oom(e: BaseException) -> bool:
     import torch
     return isinstance(e, torch.cuda.OutOfMemoryError) or (isinstance(e, RuntimeError) and "CUDA out of memory" in str(e))
 
-# %% ../nbs/18b_harness.ipynb #50931e78
+# %% ../nbs/18b_harness.ipynb #3c75c378
 def _benchmark_case(pack, case, result: CaseResult, workers: dict, request: EvalRequest, device_name: str, seed: int,
                     cached: dict | None = None, # a reference-cache entry: the anchor's samples (no anchor worker then)
                    ) -> None:
@@ -1250,6 +1266,11 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
         answer = workers[program].request(("fetch", i), limit, "re-check")
         waited[program] += time.perf_counter_ns() - t0
         if answer[0] == "superseded": return None
+        if answer[0] != "outputs":  # it could not return them (an exception copying them out) or answered nonsense
+            if answer[0] == "result": raise WorkerTampered("the worker answered a re-check with a call's result")
+            if program == "anchor":
+                _fail(result, "infra_failure", "anchor_recheck", f"the anchor, timed iteration {i}: {str(answer[1:])[:500]}"); return False
+            _settle(workers[program], answer, result, "call"); return False
         items = answer[1]
         ok, message = pack.check(data, items[0] if len(items) == 1 else items, _iteration_case(case, iteration_seed(case.args["seed"], salt, i + 1)))
         result.n_checks += program == "candidate"
@@ -1362,8 +1383,8 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
     nvml = {"no_nvml"} if cuda and not clock else set()
     result.flags = sorted(set(result.flags) | flags | floor_flags | speed_flags | rflags | boost | nvml)
 
-# %% ../nbs/18b_harness.ipynb #bde12c5e
-import json, warnings
+# %% ../nbs/18b_harness.ipynb #0fde0233
+import warnings
 from pathlib import Path
 
 
