@@ -667,7 +667,7 @@ def confine(read: list, # paths readable (and executable) from now on
     rules.apply()  # sets PR_SET_NO_NEW_PRIVS too
     calls.load()
 
-# %% ../nbs/18_worker.ipynb #107cdf55
+# %% ../nbs/18_worker.ipynb #d904d4f0
 def serve(channel: Channel, # the link to the judge
           device: str, # "cpu" or "cuda"
           blank_cpus: list | None = None, # CPUs to use until loaded (away from the cores being timed)
@@ -726,13 +726,19 @@ def serve(channel: Channel, # the link to the judge
         arenas = [Arena.attach(fd, n, device) for fd, n in zip(fds, sizes)]
         return [materialize(layout, arenas) for layout in layouts]
 
+    def report(e: Exception, what: str = ""):
+        "Tell the judge about an exception; when the CUDA context is broken (a fault is sticky), say so and exit."
+        if device != "cpu":
+            try: torch.ones(1, device="cuda").add_(1); torch.cuda.synchronize()
+            except Exception as probe:
+                channel.send(("cuda_fault", f"{what}{type(e).__name__}: {str(e)[:500]} (probe: {str(probe)[:200]})")); os._exit(70)
+        channel.send(("exception", type(e).__name__, [c.__name__ for c in type(e).__mro__], f"{what}{str(e)[:2000]}", traceback.format_exc()[-4000:]))
+
     shared_outputs = OutputArena(device)
     def send_outputs(head: tuple, items: tuple, tail: tuple = ()):
         "Send `head + (payload,) + tail` with the outputs in this worker's arena; an exception message when they cannot be copied there."
         try: payload, fd = shared_outputs.share(items)
-        except Exception as e:
-            channel.send(("exception", type(e).__name__, [c.__name__ for c in type(e).__mro__], f"returning the outputs: {str(e)[:2000]}", traceback.format_exc()[-4000:]))
-            return
+        except Exception as e: report(e, "returning the outputs: "); return
         channel.send(head + (payload,) + tail, fds=[fd])
 
     null_output = torch.zeros(1, device="cpu" if device == "cpu" else "cuda")
@@ -759,13 +765,7 @@ def serve(channel: Channel, # the link to the judge
         else: fn, data = kernel, attached([message[1]], [message[2]])[0]  # "call": inputs in an arena of their own
         before_call = set(threading.enumerate())
         try: out, elapsed, flags, integrity = timer.time(fn, data)
-        except Exception as e:
-            if device != "cpu":
-                try: torch.ones(1, device="cuda").add_(1); torch.cuda.synchronize()
-                except Exception as probe:
-                    channel.send(("cuda_fault", f"{type(e).__name__}: {str(e)[:500]} (probe: {str(probe)[:200]})")); os._exit(70)
-            channel.send(("exception", type(e).__name__, [c.__name__ for c in type(e).__mro__], str(e)[:2000], traceback.format_exc()[-4000:]))
-            continue
+        except Exception as e: report(e); continue
         flags, notes = list(flags), {}
         # an untimed call (correctness, checked calls) may share the GPU with the anchor worker's start-up work, which
         # breaks the timing invariants without meaning anything: they judge timed calls only
