@@ -509,7 +509,7 @@ def judge_worker_cpus(mode: str, device: str) -> dict:
     override = os.environ.get("GPU_FORECASTERS_WORKER_CPUS")
     return worker_cpu_plan(mode, _cpu_list(override) if override else gpu_local_cpus(torch))
 
-# %% ../nbs/18b_harness.ipynb #721167bb
+# %% ../nbs/18b_harness.ipynb #e80e71d6
 def _process_table() -> dict:
     "pid -> (parent pid, state, start time) of every process, from /proc (empty where there is no /proc)."
     table = {}
@@ -675,19 +675,18 @@ class Worker:
         command = [os.path.abspath(sys.executable), "-c", "from gpu_forecasters.worker import main; main()",
                    "--fd", str(worker_end.fileno()), "--device", device, "--workdir", "/tmp/work" if self.namespaced else self.workdir,
                    "--blank-cpus", ",".join(map(str, blank_cpus or ()))]
-        if self.sandboxed: command += (["--uid", str(uid)] if uid is not None else [])
+        if self.sandboxed:
+            limits = dict(limits)
+            # RLIMIT_NPROC counts every task of the uid: a worker that shares the judge's user gets its limit on top of them
+            if uid is None and not self.namespaced and limits.get("processes") is not None: limits["processes"] += user_tasks(os.getuid())
+            command += ["--strict", "--limits", json.dumps(limits)] + (["--uid", str(uid)] if uid is not None else [])
         if self.namespaced:
             env |= {"HOME": "/tmp/work", "TMPDIR": "/tmp"}
-            command += ["--strict", "--limits", json.dumps(dict(limits))]
             argv, env = bwrap_argv(SandboxSpec(device, scratch_bytes=scratch_bytes, hidden=hidden), env) + command, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         elif self.sandboxed:  # Landlock and seccomp, applied by the worker to itself before anything else
             if uid is not None: os.chown(self.workdir, uid, uid)
             env |= {"HOME": self.workdir, "TMPDIR": self.workdir}
-            limits = dict(limits)
-            # RLIMIT_NPROC counts every task of the uid: a worker that shares the judge's user gets its limit on top of them
-            if uid is None and limits.get("processes") is not None: limits["processes"] += user_tasks(os.getuid())
-            argv = command = command + ["--strict", "--limits", json.dumps(limits), "--confine", json.dumps(landlock_paths(device, self.workdir, hidden))] \
-                                     + (["--drop-caps"] if uid is None and os.geteuid() == 0 else [])
+            argv = command = command + ["--confine", json.dumps(landlock_paths(device, self.workdir, hidden))] + (["--drop-caps"] if uid is None and os.geteuid() == 0 else [])
         else: argv = command
         self.command = command
         # own session and process group (the judge kills it and every descendant together); stdin closed; stdout and

