@@ -5,7 +5,7 @@
 For each `EvalConfig.max_iters` in the list: `--runs` fresh evaluations of each pack's seed against its reference
 through the local back-end (the default `worker_cpus="shared"`); prints the aggregated speedups and their spread,
 each case's worst relative CI half-width, the iterations the case actually ran (it stops earlier when the RSE target
-or `max_measured_s` is met), the wall time of one evaluation and its start-up phase. The spec's target (kernels spec, GPU protocol step 5)
+or `max_measured_s` is met), the wall time of one evaluation and its start-up phase. The target (step 5, noise, of `gpu-forecasters verify-gpu`)
 is a half-width <= 1% for every case whose candidate median is >= 100 us.
 """
 import argparse, json, sys, time

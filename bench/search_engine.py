@@ -142,7 +142,7 @@ def profile_top(fn, top: int = 15) -> None:
 # -------------------------------------------------------------------------------------------------- the synthetic log
 
 GENOME = 256  # bits of the toy genome inside each kernel
-CONFIG = {  # a full config in the spec's schema (so a driver can read it), paper's surrogate_filtered preset
+CONFIG = {  # a full config in the search config's schema (so a driver can read it), paper's surrogate_filtered preset
     "preset": None, "mode": "surrogate_filtered", "seed": 0,
     "problem": {"kind": "toy", "length": GENOME, "objective": "onemax", "octaves": 3, "noise": 0.02, "seed_code": None},
     "reward": {"kind": "speedup"},
@@ -203,7 +203,7 @@ class LogBuilder:
         return Usage(model=model, input_tokens=i, output_tokens=o, cost_usd=i * PRICES[model][0] + o * PRICES[model][1])
 
     def evaluation(self, bits: str, rid: str) -> dict:
-        "The toy `Evaluation` JSON, with the B8 feedback a real evaluator attaches."
+        "The toy `Evaluation` JSON, with the feedback (for the mutator's prompt) a real evaluator attaches."
         reward = self.problem.observed_reward(bits, self.seed, rid)
         d = toy_evaluation(self.problem, bits, reward).to_json()
         d["feedback"] = ({"kind": "success", "aggregated_speedup": reward, "aggregation_method": "geomean",

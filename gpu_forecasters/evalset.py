@@ -323,7 +323,7 @@ class RemeasureSettings(_Strict):
     timeout_s: float = Field(1400, gt=0)  # per re-measurement
 
 class EvalSetBuilderConfig(_Strict):
-    "How to build an eval set (spec §5.7)."
+    "How to build an eval set."
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     hardware: str = "NVIDIA A100-SXM4-80GB"
     packs: list[PackLogs] = Field(min_length=1)
@@ -775,7 +775,7 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                    base_dir=None, # relative event-log paths are also looked up here (the CLI passes the config's folder)
                    progress: Callable | None = None, # called with one line per step
                   ) -> BuildResult:
-    "Build an eval set from search logs (spec §3.8): harvest, strip, de-duplicate, fill, drop leakage, re-measure, cap, write."
+    "Build an eval set from search logs: harvest, strip, de-duplicate, fill, drop leakage, re-measure, cap, write."
     if isinstance(config, Mapping):
         try: config = EvalSetBuilderConfig.model_validate(dict(config))
         except ValidationError as e:

@@ -83,7 +83,7 @@ def _get(obj, name: str, default=None):
 
 def feedback_of(evaluation, # a `harness.Evaluation` or its JSON
                ) -> dict | None:
-    "The B8 feedback of an evaluation: the one it carries, else `harness.evaluation_feedback` (None for an infrastructure failure)."
+    "The feedback of an evaluation: the one it carries, else `harness.evaluation_feedback` (None for an infrastructure failure)."
     if _get(evaluation, "feedback", None) is not None: return _get(evaluation, "feedback")
     return evaluation_feedback(evaluation if isinstance(evaluation, Evaluation) else Evaluation.from_json(evaluation))
 
@@ -144,7 +144,7 @@ def _feedback_section(fb) -> str:
 
 def build_mutation_prompt(ctx: MutationPromptContext, # the task and the judging machine
                           parent_code: str, # the parent kernel's source
-                          feedback, # the parent's feedback (kernels spec B8: a mapping or object with `kind`), or None
+                          feedback, # the parent's feedback (a mapping or object with `kind`), or None
                          ) -> str:
     "The prompt for a child of `parent_code`: the base prompt, the parent and its feedback (the base prompt alone for None or infrastructure failures)."
     if feedback is None or feedback_field(feedback, "kind") == "infrastructure_failure": return build_base_prompt(ctx)
@@ -272,7 +272,7 @@ class LiteLLMMutator:
 @patch
 def submit(self: LiteLLMMutator,
            parent_code: str, # the parent kernel
-           parent_feedback, # its feedback (kernels spec B8), or None for the zero-shot prompt
+           parent_feedback, # its feedback (a mapping or object with `kind`), or None for the zero-shot prompt
            *,
            request_id: str, # the search's request id (seeds the backoff jitter; named in errors)
            timeout_s: float, # the whole call's budget in seconds, retries and backoff included

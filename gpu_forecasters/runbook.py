@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--ledger", default=None, help="append one JSON line per evaluation to this file")
     me.add_argument("--json", action="store_true", help="print the Evaluation JSON (a list with --repeats)")
     b = commands.add_parser("baselines", help="re-measure leaderboard submissions (a folder of *.py) and rank them by geomean runtime, as context")
-    b.add_argument("--pack", required=True, help="pack name (the spec's use: trimul)")
+    b.add_argument("--pack", required=True, help="pack name (e.g. trimul)")
     b.add_argument("--submissions", required=True, help="folder of *.py submissions, optionally with published.json ({name: published geomean in us})")
     b.add_argument("--out", required=True, help="JSONL file: one record per submission (rewritten atomically; a rerun reuses unchanged records)")
     b.add_argument("--backend", choices=("local", "modal", "cpu"), default="local", help="as for measure")
@@ -100,8 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     v = commands.add_parser("verify-gpu", help="the GPU verification protocol on this machine's first GPU (packs, hardened cases, faults, exploits, noise)")
     v.add_argument("--json", default=None, help="also write the report to this file")
     v.add_argument("--repeats", type=int, default=5, help="noise-study runs per pack (default 5)")
-    v.add_argument("--noise-max-iters", type=_positive_int, default=6000, help="the cap on timed iterations per case in the noise runs (default 6000; the spec's protocol uses 200)")
-    v.add_argument("--noise-estimator", choices=("paired", "ratio_of_medians"), default="paired", help="the case speedup of the noise runs: the median of the per-iteration ratios (default) or the spec's ratio of medians")
+    v.add_argument("--noise-max-iters", type=_positive_int, default=6000, help="the cap on timed iterations per case in the noise runs (default 6000; the paper's protocol uses 200)")
+    v.add_argument("--noise-estimator", choices=("paired", "ratio_of_medians"), default="paired", help="the case speedup of the noise runs: the median of the per-iteration ratios (default) or the paper's ratio of medians")
     v.add_argument("--steps", type=_labels, default=("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,sandbox,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 

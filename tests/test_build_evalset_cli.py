@@ -1,4 +1,4 @@
-"""End to end: `gpu-forecasters build-evalset` as the installed console script (spec/data-and-figures.md §4.4, §5.7, §6).
+"""End to end: `gpu-forecasters build-evalset` as the installed console script.
 
 Offline and fast:
 * `--dry-run` on the shipped `evalset/sample.json` (the bundled paper-format sample logs) writes a schema-valid eval set,

@@ -1,4 +1,4 @@
-"""The event log under real crashes (spec decision 6, required tests 15 and 20 with real processes).
+"""The event log under real crashes: tail repair and the single-writer lock, with real processes.
 
 A writer process is killed with SIGKILL at random moments while it appends large records (a kill can land inside a
 `write`, leaving a torn tail), and once deliberately after writing half a record. Every reopen must return a clean

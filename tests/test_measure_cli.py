@@ -1,6 +1,6 @@
 """End to end: `gpu-forecasters measure` and `gpu-forecasters packs`, run as the installed console script.
 
-Required test 30 (spec/kernels.md): on the cpu back-end, `measure` prints one row per case and the aggregate line;
+On the cpu back-end, `measure` prints one row per case and the aggregate line;
 `--json` parses as an `Evaluation`; a missing candidate file exits 2; an incorrect candidate exits 1. Every evaluation
 here spawns real judge and worker processes (Triton interpreter), so each test takes a few seconds.
 

@@ -1,11 +1,11 @@
 """End to end: `gpu-forecasters search` as the installed console script, and crash/resume equivalence.
 
-Spec/search.md required tests 25, 26 and 29 with real processes and real files:
+With real processes and real files:
 * toy searches in both modes run from the CLI and write the six outputs; a re-run of a finished run appends nothing;
-* `--debug` gives 1 step, 1 parent, 1 mutation and 1 paid evaluation (test 29);
+* `--debug` gives 1 step, 1 parent, 1 mutation and 1 paid evaluation;
 * a resume with a changed config is refused naming the fields, the log's bytes unchanged; an operational change is
-  accepted (test 25); bad configs, corrupt or invalid logs and locked run directories get their exit codes;
-* test 26: a run resumed from every prefix of its log (whole lines, and half a line more) ends with the archive, PUCT
+  accepted; bad configs, corrupt or invalid logs and locked run directories get their exit codes;
+* a run resumed from every prefix of its log (whole lines, and half a line more) ends with the archive, PUCT
   statistics and summary of the uninterrupted run; and a CLI search SIGKILLed at random moments (one kill followed by a
   torn record, as a kill inside a write leaves) and re-run until it finishes ends where an uninterrupted CLI run ends.
 """
@@ -119,7 +119,7 @@ from gpu_forecasters.search.events import FileEventLog
 log = FileEventLog(sys.argv[1]); log.open(); print('locked', flush=True); time.sleep(60)
 """
 
-# Test 26 (a), (b), (c): toy L = 8 onemax, seed 0, batch 2, 3 steps, inline executor; 10% mutator failures and invalid
+# The crash runs (a), (b), (c): toy L = 8 onemax, seed 0, batch 2, 3 steps, inline executor; 10% mutator failures and invalid
 # kernels; oracle (0.9, 0.7) with 10% failures.
 CRASH_A = {'mode': 'surrogate_filtered', 'seed': 0, 'problem': {'kind': 'toy', 'length': 8}, 'budgets': {'max_steps': 3},
            'search': {'batch_size': 2, 'samples_per_parent': 4, 'eval_per_parent': 2, 'archive_top_k': 2},

@@ -105,7 +105,7 @@ def test_shipped_local_debug_run_resumes_and_its_artifact_is_scored(tmp_path):
     assert r.returncode == 0, r.stderr
     artifact, lines = check_training_run(tmp_path / RUN_DIR, 1)
     assert (artifact['config_snapshot']['max_tokens'], artifact['pool']['n_rows'], artifact['token_usage']['n_samples']) == (1024, 4, 2)
-    assert lines[0]['skipped_update'] is True  # a random model never parses: a constant group, no update (spec 3.7)
+    assert lines[0]['skipped_update'] is True  # a random model never parses: a constant group, no update
     r = cli('train', '--config', 'training/local_debug.json', '--backend', 'local', '--debug', '--output-dir', RUN_DIR, cwd=tmp_path)
     assert r.returncode == 0 and 'already complete' in r.stdout, r.stderr
     r = cli('score', '--config', 'trained_scoring/local_debug.json', '--output-dir', 'scores', '--debug', cwd=tmp_path)

@@ -41,7 +41,7 @@ def summary(ev) -> dict:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--problems", default=",".join(PROBLEMS), help="comma-separated pack names (default: all seven: the five of spec B4 and its two optional ones)")
+    p.add_argument("--problems", default=",".join(PROBLEMS), help="comma-separated pack names (default: all seven: the five core problems and the two optional ones)")
     p.add_argument("--case-set", default="paper")
     p.add_argument("--backend", default="local", choices=("local", "cpu"))
     p.add_argument("--max-iters", type=int, default=50)

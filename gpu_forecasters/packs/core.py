@@ -169,7 +169,7 @@ def check_outputs(expected, # the reference's output: a tensor or a tuple of ten
                   tolerances: tuple, # one `Tolerance` per output
                   args: dict | None = None, # the case args (for the contract's shapes; default: expected's shapes)
                  ) -> tuple[bool, str]:
-    "The B2 oracle: (True, '') or (False, '<reason>: <message>'); never raises on a malformed output."
+    "The correctness oracle: (True, '') or (False, '<reason>: <message>'); never raises on a malformed output."
     try:
         want = (expected,) if isinstance(expected, torch.Tensor) else tuple(expected)
         if len(outputs) == 1: got = (output,) if isinstance(output, torch.Tensor) or not isinstance(output, (tuple, list)) else tuple(output)
@@ -268,7 +268,7 @@ class KernelPack:
         with self.determinism_ctx(): return self.reference_fn(data, variant)
 
     def check(self, data: tuple, output, case: Case) -> tuple[bool, str]:
-        "Judge `output` for `data` against the reference (B2 oracle)."
+        "Judge `output` for `data` against the reference (the correctness oracle)."
         cs = self.case_set(case.case_set)
         return check_outputs(self.reference(data, cs.reference_variant), output, self.outputs, cs.tolerances, case.args)
 
@@ -356,7 +356,7 @@ def input_bytes(data) -> int:
     "Bytes held by the tensors of one input (tuples and dicts searched)."
     return sum(t.numel() * t.element_size() for t in _tensors(data))
 
-DEVICE_MEMORY_FACTOR = 8  # a device needs this many times a pack's largest input (spec B3.1)
+DEVICE_MEMORY_FACTOR = 8  # a device needs this many times a pack's largest input (canonical input, 4 rotating copies, outputs, scratch)
 _LARGEST: dict = {}  # (pack, case set) -> bytes of its largest input
 
 def largest_input_bytes(pack: KernelPack, # the pack

@@ -114,7 +114,7 @@ class Budgets(_Strict):
 class Timeouts(_Strict):
     mutation_s: float = Field(900, gt=0)
     forecast_s: float = Field(900, gt=0)
-    evaluation_s: float = Field(1400, gt=0)  # >= the back-end's own limits (kernels spec: 1200 s, Modal wait 1380 s)
+    evaluation_s: float = Field(1400, gt=0)  # >= the back-end's own limits (harness candidate timeout 1200 s, Modal wait 1380 s)
     grace_s: float = Field(30, gt=0)
     seed_evaluation_attempts: int = Field(3, ge=1)
 
@@ -166,7 +166,7 @@ class LogSettings(_Strict):
 
 # %% ../../nbs/24_search.ipynb #69902950
 class SearchConfig(_Strict):
-    "A validated search config (spec *Data formats*); build it with `config_from_dict` or `resolve_config`."
+    "A validated search config; build it with `config_from_dict` or `resolve_config`."
     preset: Literal["standard", "surrogate_filtered"] | None = None
     mode: Literal["standard", "surrogate_filtered"]
     seed: int = 0  # toy RNGs
@@ -328,7 +328,7 @@ def score_candidate(rule: str, # one of `events.RULES`
                     best_reward: float | None = None, # R*: the best archive reward at step start
                     bins=_bins, # where `MIDPOINTS`, `LOG2_MIDPOINTS` and `FASTER_BINS` come from
                    ) -> float:
-    "The selection score of one forecast under `rule` (spec B3)."
+    "The selection score of one forecast under `rule`."
     p = _probabilities(forecast)
     rule = rule_used(rule, anchor_reward, best_reward)
     if rule == "expected_bin": return math.fsum(map(operator.mul, range(1, len(p) + 1), p))  # sum of b * p[b - 1]
@@ -1008,7 +1008,7 @@ def evaluation_event(step: int | None, rid: str, outcome: str, value, latency_s:
 # %% ../../nbs/24_search.ipynb #99469103
 @dataclass(frozen=True)
 class Summary:
-    "The run's `summary.json` (spec *Data formats*)."
+    "The run's `summary.json`."
     mode: str
     steps_completed: int
     archive_size: int

@@ -616,7 +616,7 @@ class SeedAttempt:
 # %% ../../nbs/21_events.ipynb #fcce86a2
 @dataclass(frozen=True)
 class Counters:
-    "Event counts the summary reports (spec `summary.json`)."
+    "Event counts the summary reports (`summary.json`)."
     mutations_requested: int = 0
     mutation_failures: int = 0
     forecasts_completed: int = 0
@@ -812,7 +812,7 @@ def is_released(state: SearchState, rid: str) -> bool:
     return _released(_siblings(record, cand))
 
 def dedup_verdict(state: SearchState, rid: str) -> DedupVerdict | None:
-    "Known or sibling duplicate (B3, B5), or None; None always with `dedup_before_evaluation=false`."
+    "Known or sibling duplicate, or None; None always with `dedup_before_evaluation=false`."
     cand = state.candidate(rid)
     if not state.params.dedup_before_evaluation or cand is None or cand.code_hash is None: return None
     record = state.step_record(cand.step)

@@ -96,7 +96,7 @@ def toy_evaluation(problem: ToyProblem, # the problem the kernel belongs to
         message = problem.problem_in(code)
         case = CaseResult("toy", "benchmark", False, {}, status="compile_failed", reason="invalid_kernel", message=message)
         ev = Evaluation(status="compile_failed", reason="invalid_kernel", message=message, reward=None, per_case=[case], **common)
-        ev.feedback = evaluation_feedback(ev)  # what the mutator is shown, as for a real evaluation (kernels B8)
+        ev.feedback = evaluation_feedback(ev)  # what the mutator is shown, as for a real evaluation
         return ev
     case = CaseResult("toy", "benchmark", False, {}, status="ok", speedup=float(reward))
     ev = Evaluation(status="ok", reward=float(reward), per_case=[case], **common)

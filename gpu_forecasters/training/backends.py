@@ -232,7 +232,7 @@ class LocalBackend:
 def tiny_llama(seed: int = 0, # `torch.manual_seed` before the random initialisation
                vocab_size: int = 32, # vocabulary size
               ):
-    "The spec's tiny random causal LM (float32, CPU): 2 Llama layers, hidden 64, untied head."
+    "The tests' tiny random causal LM (float32, CPU): 2 Llama layers, hidden 64, untied head."
     torch, transformers, _ = _import_local()
     cfg = transformers.LlamaConfig(vocab_size=vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                                    num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=64, tie_word_embeddings=False)

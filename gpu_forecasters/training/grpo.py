@@ -292,7 +292,7 @@ def step_metrics(rows: list, # the step's rows (dicts with row_id and pack)
                  prompts: list, # per row, the prompt tokens
                  kept: list, # per row, the advantages or None for a dropped group
                 ) -> dict:
-    "Reward, parsing, group and token metrics of one step (the §5.3 keys, without the update's)."
+    "Reward, parsing, group and token metrics of one step (the keys of a `metrics.jsonl` line, without the update's)."
     flat = [r for g in rewards for r in g]
     tot = [float(r.r_total) for r in flat]
     mean = sum(tot) / len(tot)
@@ -343,14 +343,14 @@ class StepResult:
     metrics: dict
     rollouts: list
 
-def grpo_step(backend, # a training back-end (spec 4.3)
+def grpo_step(backend, # a training back-end (`training.backends`)
               task, # a `Task`
               cfg: TrainingConfig, # the resolved config
               rows: list, # the step's G rows (dicts)
               step: int, # 1-based step number
               prompt_cache: dict | None = None, # prompt tokens by row_id, filled as it goes
              ) -> StepResult:
-    "Run one GRPO step (§3.4 items 2–9)."
+    "Run one GRPO step: sample, reward, drop constant groups, build the datums, update."
     cache = {} if prompt_cache is None else prompt_cache
     prompts = []
     for row in rows:

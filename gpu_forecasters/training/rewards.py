@@ -95,7 +95,7 @@ def compute_reward(estimate: Forecast | None, # the parsed forecast; None (or an
                    *,
                    truncated: bool = False, # the completion stopped at max_tokens (a failure)
                   ) -> RewardResult:
-    "The reward of one completion under `cfg` (spec 3.1): a failure gives 0 in every component."
+    "The reward of one completion under `cfg`: a failure gives 0 in every component."
     cfg, y = reward_config(cfg), _check_true_bin(true_bin)
     if not isinstance(estimate, Forecast) or truncated:
         return RewardResult(0.0, 0.0, 0.0, False, False, False, None, None, None, None, False, None, bool(truncated), None, y)
