@@ -506,7 +506,7 @@ class LocalGPUBackend(JudgePool):
         from gpu_forecasters.packs.core import current_environment
         return current_environment(self.device_name, custom_kernel_required)
 
-# %% ../nbs/19_backends.ipynb #724fe10b
+# %% ../nbs/19_backends.ipynb #48a436fc
 GPU_TYPES = ("T4", "L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200")
 GPU_SPECS = {  # Modal GPU type -> (compute capability, nominal memory in bytes): what `require_device` checks before a call
     "T4": ((7, 5), 16 * 10**9), "L4": ((8, 9), 24 * 10**9), "A10G": ((8, 6), 24 * 10**9), "L40S": ((8, 9), 48 * 10**9),
@@ -522,7 +522,7 @@ def gpu_matches(requested: str, # a Modal GPU type, e.g. "H100", "A100-80GB", "L
                 device_name: str, # what torch reports, e.g. "NVIDIA H100 80GB HBM3"
                 total_memory_bytes: int | None = None, # the device's total memory (A100 sizes)
                ) -> bool:
-    "Whether the granted device is the requested GPU type (spec B9 table)."
+    "Whether the granted device is the requested GPU type (the table of GPU types and the device names they accept)."
     want, name = gpu_type(requested), device_name.upper()
     if want == "L4": return "L4" in name and "L40" not in name
     if want in ("A100-40GB", "A100-80GB"):
@@ -1028,8 +1028,8 @@ def packs_command() -> int:
     for r in rows: print("  ".join(v.rjust(w) if i >= 3 else v.ljust(w) for i, (v, w) in enumerate(zip(r, widths))).rstrip())
     return 0
 
-# %% ../nbs/19_backends.ipynb #e189d345
-TRIMUL_LEADERBOARD_A100 = {  # spec B10: submission -> (published GPU MODE A100 geomean, paper harness all 7 cases, paper harness nomask), µs
+# %% ../nbs/19_backends.ipynb #47d2fc5c
+TRIMUL_LEADERBOARD_A100 = {  # submission -> (published GPU MODE A100 geomean, paper harness all 7 cases, paper harness nomask), µs
     "TTT": (2198.19, None, 2640), "shiyegao": (2273, 2736, 2799), "Emmett Bicker": (2370, 2947, 2971),
     "Arseni Ivanov": (4532, 5183, 5549), "Waqar": (4919, 61493, 56756)}
 BASELINE_CAVEATS = (
@@ -1064,7 +1064,7 @@ def rank_baselines(records: list) -> list:
         r["ratio_to_published"] = r["geomean_us"] / pub if pub and r.get("geomean_us") is not None else None
     return records
 
-# %% ../nbs/19_backends.ipynb #fc05f132
+# %% ../nbs/19_backends.ipynb #7efb4110
 def _say_baselines(message: str) -> None: print(f"gpu-forecasters baselines: {message}", file=sys.stderr)
 
 def _read_published(path: Path) -> dict:
@@ -1081,7 +1081,7 @@ def _run_record(ev, nomask: bool) -> dict:
             "reward": ev.reward, "reward_ci": ev.reward_ci, "wall_s": ev.wall_s}
 
 def format_baselines(records: list, pack: str) -> str:
-    "The ranking table `baselines` prints, with the caveats (and, for TriMul, the spec's published-vs-paper table)."
+    "The ranking table `baselines` prints, with the caveats (and, for TriMul, the published-vs-paper table)."
     fmt = lambda v, spec="{:.0f}": "-" if v is None else spec.format(v)
     rows = [("rank", "submission", "geomean us", "rank nomask", "nomask us", "published us", "ours/published", "runs")]
     for r in sorted(records, key=lambda r: (r["rank_all"] is None, r["rank_all"] or 0, r["rank_nomask"] or 10**9, r["name"])):
@@ -1091,11 +1091,11 @@ def format_baselines(records: list, pack: str) -> str:
     lines = ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
     if records and not records[0].get("timing_meaningful", True): lines.insert(0, CPU_BANNER)
     if pack == "trimul":
-        lines += ["", "For context (spec B10), published GPU MODE A100 geomeans and the paper's re-measurement on an A100-80GB (all 7 / nomask cases):"]
+        lines += ["", "For context, published GPU MODE A100 geomeans and the paper's re-measurement on an A100-80GB (all 7 / nomask cases):"]
         lines += [f"  {name}: published {pub:g} us; paper harness {fmt(all7)} / {fmt(nm)} us" for name, (pub, all7, nm) in TRIMUL_LEADERBOARD_A100.items()]
     return "\n".join(lines + ["", BASELINE_CAVEATS])
 
-def baselines_command(pack: str, # pack name (the spec's use: trimul)
+def baselines_command(pack: str, # pack name (the paper's use: trimul)
                       submissions, # a directory of *.py submissions, optionally with published.json
                       out, # the JSONL file to write (one record per submission)
                       *,
@@ -1170,7 +1170,7 @@ def baselines_command(pack: str, # pack name (the spec's use: trimul)
     print(format_baselines(records, kernel_pack.name))
     return 3 if any(x["status"] == "infra_failure" or x.get("nomask_status") == "infra_failure" for r in records for x in r["runs"]) else 0
 
-# %% ../nbs/19_backends.ipynb #12ab95e3
+# %% ../nbs/19_backends.ipynb #5ebdd0ad
 import numpy as np
 
 _TRITON = "import torch\nimport triton\nimport triton.language as tl\n"
@@ -1218,7 +1218,7 @@ def _relative_half_width(case) -> float | None:
     return (case.speedup_ci[1] - case.speedup_ci[0]) / 2 / case.speedup if case.speedup_ci and case.speedup else None
 
 def _ratio_of_medians_half_width(case) -> float | None:
-    "The relative CI half-width the spec's ratio of medians gives on a case's kept, paired samples (None without them)."
+    "The relative CI half-width the paper's ratio of medians gives on a case's kept, paired samples (None without them)."
     c, a = case.candidate.samples_ns, case.anchor.samples_ns if case.anchor else None
     if not c or not a or len(c) != len(a): return None
     lo, hi = bootstrap_ratio_ci([c], [a], [case.floor_ns or 0.0], paired=[True])[0]
@@ -1264,15 +1264,15 @@ def sandbox_comparison(strict: Evaluation, # the seed with EvalConfig(sandbox="s
             "passed": bool(both) and strict.sandbox.get("mode") == "strict" and off.sandbox.get("mode") == "off"
                       and (abs(ratio - 1) <= tolerance or bool(overlap))}
 
-# %% ../nbs/19_backends.ipynb #cdc22810
+# %% ../nbs/19_backends.ipynb #5f1f201a
 VERIFY_STEPS = ("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
                repeats: int = 5, # noise-study runs per pack
                log=print, # progress lines
                steps=VERIFY_STEPS, # the steps to run (the device record always runs); a skipped step fails the verdict
-               noise_max_iters: int = 6000, # `EvalConfig.max_iters` of the noise runs (the spec's default is 200)
-               noise_estimator: str = "paired", # `EvalConfig.speedup_estimator` of the noise runs ("ratio_of_medians": the spec's)
+               noise_max_iters: int = 6000, # `EvalConfig.max_iters` of the noise runs (the paper's protocol uses 200)
+               noise_estimator: str = "paired", # `EvalConfig.speedup_estimator` of the noise runs ("ratio_of_medians": the paper's)
               ) -> dict:
     "Run the GPU verification protocol on this machine's first GPU; returns the report ({device, packs, hardened, exploits, taxonomy, noise, overhead, step_s, passed, elapsed_s})."
     import subprocess
@@ -1306,6 +1306,21 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
     def line(ev) -> dict:
         return {"status": ev.status, "reason": ev.reason, "reward": ev.reward, "reward_ci": ev.reward_ci, "flags": ev.flags,
                 "wall_s": round(ev.wall_s, 1), "phases_s": ev.phases_s, "message": (ev.message or "")[:300] or None}
+    # the exploit suite (repository checkout only) first, in its own process, while this one holds nothing on the GPU:
+    # its tests call any other process on the device foreign (`gpu_shared`), and this one's warm workers would be
+    suite = Path(__file__).resolve().parents[1] / "tests" / "test_exploits.py"
+    if "exploits" not in steps: report["exploits"] = {"summary": "not run (steps)", "passed": False}
+    elif suite.exists():
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "cuda", "-p", "no:cacheprovider", "--tb=line", "-rf", str(suite)],
+                              capture_output=True, text=True, cwd=suite.parents[1], env={**os.environ, "COLUMNS": "400"})
+        tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
+        # with --tb=line each failure is one line holding its assertion message
+        report["exploits"] = {"suite": str(suite), "summary": tail, "failures": [l[:1000] for l in done.stdout.splitlines() if l.startswith("FAILED")],
+                              "tracebacks": [l[:1000] for l in done.stdout.splitlines() if ".py:" in l and "Error" in l and not l.startswith("FAILED")], "passed": done.returncode == 0}
+    else: report["exploits"] = {"summary": "the exploit suite ships with the repository's tests; run verify-gpu from a checkout", "passed": False}
+    if "exploits" in steps: mark("exploits")
+    log(f"exploits {report['exploits']['summary']} {'PASS' if report['exploits']['passed'] else 'FAIL'}")
+    save()
     with LocalGPUBackend(devices=[0]) as backend:
         def run(req):
             ev = backend.submit(req).result()
@@ -1382,20 +1397,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             spread = "n/a" if n["spread"] is None else f"{100 * n['spread']:.2f}%"
             log(f"noise  {name} (max_iters {noise_max_iters}, {noise_estimator}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} start {np.median(n['start_s']):.1f} s of {np.median(n['wall_s']):.1f} s per run {'PASS' if n['passed'] else 'FAIL'}")
     if "noise" in steps: mark("noise")
-    # the exploit suite (repository checkout only), run last in its own process
     save()
-    suite = Path(__file__).resolve().parents[1] / "tests" / "test_exploits.py"
-    if "exploits" not in steps: report["exploits"] = {"summary": "not run (steps)", "passed": False}
-    elif suite.exists():
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "cuda", "-p", "no:cacheprovider", "--tb=line", "-rf", str(suite)],
-                              capture_output=True, text=True, cwd=suite.parents[1], env={**os.environ, "COLUMNS": "400"})
-        tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
-        # with --tb=line each failure is one line holding its assertion message
-        report["exploits"] = {"suite": str(suite), "summary": tail, "failures": [l[:1000] for l in done.stdout.splitlines() if l.startswith("FAILED")],
-                              "tracebacks": [l[:1000] for l in done.stdout.splitlines() if ".py:" in l and "Error" in l and not l.startswith("FAILED")], "passed": done.returncode == 0}
-    else: report["exploits"] = {"summary": "the exploit suite ships with the repository's tests; run verify-gpu from a checkout", "passed": False}
-    if "exploits" in steps: mark("exploits")
-    log(f"exploits {report['exploits']['summary']} {'PASS' if report['exploits']['passed'] else 'FAIL'}")
     if report["overhead"].get("start_s"):
         o = report["overhead"]
         log(f"overhead per candidate ({o['evaluations']} evaluations, {o['warm_workers']} warm workers): start {o['start_s']['median']} s "

@@ -22,14 +22,14 @@ import dataclasses, hashlib, math, os, random
 from dataclasses import dataclass, asdict
 import numpy as np
 
-# %% ../nbs/18b_harness.ipynb #bccfef00
+# %% ../nbs/18b_harness.ipynb #597aed68
 HARNESS_VERSION = 2  # bumped on any protocol change (part of the reference-timing cache key); 2: keyed seeds, sandboxed workers
 AGGREGATORS = ("geomean", "min", "arith_mean")
 SPEEDUP_ESTIMATORS = ("ratio_of_medians", "paired")
 
 @dataclass(frozen=True)
 class EvalConfig:
-    "Every knob of the measurement protocol (spec B5-B9), with its default."
+    "Every knob of the measurement protocol, with its default."
     case_set: str = "paper"
     check_mode: str = "full"  # "full" (all correctness cases first), "benchmark_only" (the paper) or "correctness_only" (no timing)
     reference_timing: str = "interleaved"  # "interleaved" or "cached"
@@ -62,7 +62,7 @@ class EvalConfig:
     keep_samples: bool = True
     worker_cpus: str = "shared"  # "shared", "separate", "node" or "none": where the two workers run (`worker_cpu_plan`)
     idle_spin_ms: float = 50.0  # a worker with a CPU of its own spins this long for the next message before it blocks
-    speedup_estimator: str = "ratio_of_medians"  # spec B7; or "paired": the median of the per-iteration ratios (interleaved timing)
+    speedup_estimator: str = "ratio_of_medians"  # the paper's; or "paired": the median of the per-iteration ratios (interleaved timing)
     sandbox: str = "strict"  # "strict": every candidate process confined (notebook 18a); "off": plain processes (recorded, flagged `sandbox_off`)
     max_processes: int = 512  # processes and threads of a candidate's sandbox (RLIMIT_NPROC)
     max_open_files: int = 4096
@@ -205,8 +205,8 @@ class RecheckSchedule:
         "At least `min_rechecks` checks, one of them at an index ≥ R (an input slot that had been refilled)."
         return len(self.checked) >= self.min_rechecks and any(i >= self.slots for i in self.checked)
 
-# %% ../nbs/18b_harness.ipynb #541223c7
-PEAK_BANDWIDTH_GBPS = {  # nominal peak memory bandwidth (spec B7), by device-name fragment, most specific first
+# %% ../nbs/18b_harness.ipynb #7fddca06
+PEAK_BANDWIDTH_GBPS = {  # nominal peak memory bandwidth, by device-name fragment, most specific first
     "A100-SXM4-40GB": 1555, "A100 80GB PCIe": 1935, "A100-SXM4-80GB": 2039, "H100 PCIe": 2000, "H100 NVL": 3900,
     "H100": 3350, "H200": 4800, "B200": 8000, "L40S": 864, "L4": 300, "A10G": 600, "T4": 320}
 
@@ -333,7 +333,7 @@ def paper_failure_kind(status: str, reason: str | None = None) -> str:
     if status in ("timeout", "crashed", "infra_failure"): return "infrastructure_failure"
     raise ValueError(f"unknown status {status!r}; known: {', '.join(STATUSES)}")
 
-# %% ../nbs/18b_harness.ipynb #23547f44
+# %% ../nbs/18b_harness.ipynb #73293446
 EVALUATION_SCHEMA = "gpu_forecasters.evaluation/1"
 
 @dataclass
@@ -399,7 +399,7 @@ class Evaluation:
     sandbox: dict = dataclasses.field(default_factory=dict)  # how its candidate processes were confined (`require_sandbox`): {mode, mechanism, ...}
     config: dict = dataclasses.field(default_factory=dict)
     harness_version: int = HARNESS_VERSION
-    feedback: dict | None = None  # what the search's mutator is shown (B8): `evaluation_feedback`
+    feedback: dict | None = None  # what the search's mutator is shown: `evaluation_feedback`
 
     @property
     def paper_failure_kind(self) -> str: return paper_failure_kind(self.status, self.reason)
@@ -448,9 +448,9 @@ def evaluation_feedback(ev: Evaluation, # a finished evaluation
     if ev.status == "incorrect": return {"kind": "incorrect", "message": where + (ev.message or ev.reason or "")}
     raise ValueError(f"evaluation status {ev.status!r} has no feedback; known: ok, compile_failed, runtime_error, incorrect, timeout, crashed, infra_failure")
 
-# %% ../nbs/18b_harness.ipynb #6571e297
+# %% ../nbs/18b_harness.ipynb #a02e3d8e
 import collections, json, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time, weakref
-from .worker import WORKER_MARKER_ENV, Arena, Channel, SharedTensor, WireError, materialize, slot_layout, take_outputs
+from .worker import OUTPUTS_FAILED, WORKER_MARKER_ENV, Arena, Channel, SharedTensor, WireError, materialize, slot_layout, take_outputs
 from .sandbox import SandboxSpec, bwrap_argv, interpreter_shared, landlock_paths, redact, require_sandbox, sandbox_environment, sandbox_uid, secret_values, user_tasks
 
 # %% ../nbs/18b_harness.ipynb #c9dc6f26
@@ -977,7 +977,7 @@ class WorkerPool:
 WORKER_POOL = WorkerPool()
 atexit.register(WORKER_POOL.close)
 
-# %% ../nbs/18b_harness.ipynb #5e6814ff
+# %% ../nbs/18b_harness.ipynb #c4351495
 @dataclass(frozen=True)
 class EvalRequest:
     "What to evaluate: a pack, a case set and a candidate (optionally against another anchor than the reference)."
@@ -1009,6 +1009,12 @@ def _settle(worker: Worker, answer: tuple, result: CaseResult, stage: str):
         raise WorkerTampered(f"the worker answered a call with {str(answer[0])[:40]!r}")
     if answer[0] == "exception":
         _, name, mro, message, tb = answer
+        if worker.device != "cpu" and "OutOfMemoryError" in mro and str(message).startswith(OUTPUTS_FAILED):
+            # the worker's own copy of the outputs ran out of device memory: that is harness code, so it is judged like the
+            # judge's own out-of-memory (the candidate's fault when its worker holds over 90% of the device)
+            status, reason, text = _oom_verdict_now([worker])
+            _fail(result, status, reason, f"{text}; {message[:300]}")
+            return None
         status, reason = classify_failure(mro, message, stage)
         _fail(result, status, reason, f"{name}: {message}\n{tb}")
         return None
@@ -1129,7 +1135,7 @@ def _cuda_uuid() -> str | None:
     try: return f"GPU-{torch.cuda.get_device_properties(0).uuid}"
     except Exception: return None
 
-# %% ../nbs/18b_harness.ipynb #1c6ab32e
+# %% ../nbs/18b_harness.ipynb #403ed8a2
 def gpu_processes(uuid: str | None = None, # the GPU's UUID ("GPU-...") or NVML index; None: the first GPU
                  ) -> dict | None:
     "pid -> device memory in bytes (None where the driver does not say) of every process on a GPU; None without NVML and nvidia-smi."
@@ -1185,7 +1191,7 @@ def judge_oom_verdict(worker_bytes: int | None, # device memory held by the cand
                       total_bytes: int, # the device's memory
                       judge_bytes: int = 0, # held by the judge itself (its inputs and slots, sized by the pack)
                      ) -> tuple[str, str, str]:
-    "(status, reason, message) for an out-of-memory error of the judge or the reference (B6)."
+    "(status, reason, message) for an out-of-memory error of harness code: the judge, the reference, or a worker returning outputs."
     gib = lambda b: f"{b / 2**30:.1f} GiB"
     available = total_bytes - judge_bytes
     if worker_bytes is not None and worker_bytes > 0.9 * available:
@@ -1395,7 +1401,7 @@ def _time_case(pack, case, result: CaseResult, workers: dict, request: EvalReque
     nvml = {"no_nvml"} if cuda and not clock else set()
     result.flags = sorted(set(result.flags) | flags | floor_flags | speed_flags | rflags | boost | nvml)
 
-# %% ../nbs/18b_harness.ipynb #0fde0233
+# %% ../nbs/18b_harness.ipynb #9ffea364
 import warnings
 from pathlib import Path
 
@@ -1409,7 +1415,7 @@ class ReferenceCache:
     @staticmethod
     def key(gpu_name: str, torch_version: str, triton_version: str | None, pack: str, case_set: str, case_id: str,
             args: dict, reference_variant: str = "reference") -> dict:
-        "The cache key of one case's reference timing (every B5.7 field)."
+        "The cache key of one case's reference timing: everything that can change it (device, versions, pack, case, anchor)."
         args_sha = hashlib.sha256(json.dumps(args, sort_keys=True, default=str).encode()).hexdigest()
         return {"gpu_name": gpu_name, "torch_version": torch_version, "triton_version": triton_version, "pack": pack,
                 "case_set": case_set, "case_id": case_id, "args_sha256": args_sha, "reference_variant": reference_variant,
