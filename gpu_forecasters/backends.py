@@ -11,9 +11,9 @@ __all__ = ['LEDGER_FIELDS', 'PR_SET_DUMPABLE', 'JUDGE_GRACE_S', 'GPU_TYPES', 'GP
            'foreign_gpu_processes', 'LocalGPUBackend', 'gpu_type', 'gpu_matches', 'modal_evaluate', 'ModalApp',
            'modal_base_image', 'modal_app', 'ModalBackend', 'get_backend', 'evaluate', 'compare', 'Evaluator',
            'PackEvaluator', 'load_eval_config', 'format_device_line', 'format_case_table', 'format_outcome', 'banners',
-           'format_evaluation', 'format_comparison', 'format_repeats', 'exit_code', 'measure_command', 'packs_command',
-           'geomean_runtime_us', 'rank_baselines', 'format_baselines', 'baselines_command', 'noise_summary',
-           'sandbox_comparison', 'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
+           'format_evaluation', 'format_comparison', 'pooled_reward', 'format_repeats', 'exit_code', 'measure_command',
+           'packs_command', 'geomean_runtime_us', 'rank_baselines', 'format_baselines', 'baselines_command',
+           'noise_summary', 'sandbox_comparison', 'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
 
 # %% ../nbs/19_backends.ipynb #975dced8
 import dataclasses, datetime, hashlib, importlib, json, os, queue, signal, sys, threading, time, traceback, warnings
@@ -849,7 +849,7 @@ class PackEvaluator:
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
-# %% ../nbs/19_backends.ipynb #99f748a2
+# %% ../nbs/19_backends.ipynb #df846b9f
 def load_eval_config(source=None, # None, a dict, an inline JSON object, or the path of a JSON file
                      **overrides, # fields set on top (e.g. case_set=)
                     ) -> EvalConfig:
@@ -945,8 +945,20 @@ def format_comparison(pair, pack=None) -> str:
         lines.append(f"status: {pair.status} ({'anchor' if whose is pair.anchor else 'candidate'} {format_outcome(whose)})")
     return "\n".join(lines)
 
+def pooled_reward(rewards: list, # the aggregates of independent fresh evaluations (all > 0)
+                  confidence: float = 0.95,
+                 ) -> tuple:
+    "(geometric mean, its CI from the spread between the runs: a t interval on the logs), or (the reward, None) for one run."
+    import numpy as np
+    from scipy import stats
+    logs = np.log(np.asarray(rewards, dtype=float))
+    center = float(np.exp(logs.mean()))
+    if len(logs) < 2: return center, None
+    half = float(stats.t.ppf(0.5 + confidence / 2, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs)))
+    return center, (float(np.exp(logs.mean() - half)), float(np.exp(logs.mean() + half)))
+
 def format_repeats(evs: list) -> str:
-    "Each run's aggregate, and the spread (max − min) / median over the runs that succeeded."
+    "Each run's aggregate; over the runs that succeeded, the spread (max − min) / median and the pooled speedup with its between-run CI."
     import numpy as np
     lines = [f"repeats ({len(evs)} runs, each a fresh evaluation):"]
     for i, ev in enumerate(evs, 1):
@@ -954,7 +966,10 @@ def format_repeats(evs: list) -> str:
         failure = f"status: {ev.status} ({ev.reason})" if hasattr(ev, "pair_speedup") else format_outcome(ev) if ev.status != "ok" or ev.reward is None else ""
         lines.append(f"  run {i}: " + (f"{ev.reward:.3f}x {_ci(ci)}".rstrip() if ev.status == "ok" and ev.reward is not None else failure or "no benchmark cases"))
     rewards = [ev.reward for ev in evs if ev.status == "ok" and ev.reward is not None]
-    if len(rewards) >= 2: lines.append(f"spread (max - min) / median: {(max(rewards) - min(rewards)) / float(np.median(rewards)):.2%}")
+    if len(rewards) >= 2:
+        lines.append(f"spread (max - min) / median: {(max(rewards) - min(rewards)) / float(np.median(rewards)):.2%}")
+        center, ci = pooled_reward(rewards)
+        lines.append(f"pooled (geomean of {len(rewards)} runs): {center:.3f}x {_ci(ci)} (95% CI from the spread between runs)")
     return "\n".join(lines)
 
 def exit_code(evs: list) -> int:
@@ -1170,7 +1185,7 @@ def baselines_command(pack: str, # pack name (the paper's use: trimul)
     print(format_baselines(records, kernel_pack.name))
     return 3 if any(x["status"] == "infra_failure" or x.get("nomask_status") == "infra_failure" for r in records for x in r["runs"]) else 0
 
-# %% ../nbs/19_backends.ipynb #5ebdd0ad
+# %% ../nbs/19_backends.ipynb #e54254cf
 import numpy as np
 
 _TRITON = "import torch\nimport triton\nimport triton.language as tl\n"
@@ -1228,7 +1243,7 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
                   min_median_us: float = 100.0, # cases at least this long must meet the half-width target
                   target: float = 0.01, # relative CI half-width target
                  ) -> dict:
-    "Per-run aggregates, their spread (max − min)/median, each case's worst relative CI half-width against the target, and each run's wall and start-up seconds."
+    "Per-run aggregates, their spread (max − min)/median, deviation and pooled value, each case's worst relative CI half-width against the target, and each run's wall and start-up seconds."
     rewards = [ev.reward for ev in evaluations if ev.reward is not None]
     spread = (max(rewards) - min(rewards)) / float(np.median(rewards)) if len(rewards) > 1 else None
     cases = {}
@@ -1245,7 +1260,10 @@ def noise_summary(evaluations: list, # repeated evaluations of one candidate (ea
         entry["held_to_target"] = float(np.median(entry["median_us"])) >= min_median_us
         entry["meets_target"] = max(entry["half_width"]) <= target
     ok = len(rewards) == len(evaluations) and all(e["meets_target"] for e in cases.values() if e["held_to_target"])
+    pooled, pooled_ci = pooled_reward(rewards) if rewards else (None, None)
     return {"rewards": rewards, "spread": spread, "investigate": spread is not None and spread > 0.02, "cases": cases, "passed": ok,
+            "between_runs_sd": float(np.std(np.log(rewards), ddof=1)) if len(rewards) > 1 else None,  # of the log aggregate: the per-process bias
+            "pooled": pooled, "pooled_ci": pooled_ci,
             "wall_s": [round(ev.wall_s, 2) for ev in evaluations],
             "start_s": [ev.phases_s.get("start") for ev in evaluations]}  # the per-candidate overhead: worker start + the candidate's import
 
@@ -1264,7 +1282,7 @@ def sandbox_comparison(strict: Evaluation, # the seed with EvalConfig(sandbox="s
             "passed": bool(both) and strict.sandbox.get("mode") == "strict" and off.sandbox.get("mode") == "off"
                       and (abs(ratio - 1) <= tolerance or bool(overlap))}
 
-# %% ../nbs/19_backends.ipynb #5f1f201a
+# %% ../nbs/19_backends.ipynb #12f752c9
 VERIFY_STEPS = ("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
@@ -1395,7 +1413,8 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             widths = ", ".join(f"{k.rsplit(':', 1)[-1]}: {max(v['half_width']) * 100:.2f}% (ratio of medians {spec_width(v)}) at {np.median(v['median_us']):.0f} us, n {min(v['n'])}-{max(v['n'])}, steal ms {v['steal_ms']}"
                                for k, v in n["cases"].items())
             spread = "n/a" if n["spread"] is None else f"{100 * n['spread']:.2f}%"
-            log(f"noise  {name} (max_iters {noise_max_iters}, {noise_estimator}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} half-widths {widths} start {np.median(n['start_s']):.1f} s of {np.median(n['wall_s']):.1f} s per run {'PASS' if n['passed'] else 'FAIL'}")
+            sd = "n/a" if n["between_runs_sd"] is None else f"{100 * n['between_runs_sd']:.2f}%"
+            log(f"noise  {name} (max_iters {noise_max_iters}, {noise_estimator}): runs {[round(r, 4) for r in n['rewards']]} spread {spread} (sd {sd}) half-widths {widths} start {np.median(n['start_s']):.1f} s of {np.median(n['wall_s']):.1f} s per run {'PASS' if n['passed'] else 'FAIL'}")
     if "noise" in steps: mark("noise")
     save()
     if report["overhead"].get("start_s"):
