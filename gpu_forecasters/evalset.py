@@ -9,7 +9,7 @@ __all__ = ['SEARCH_LOG_COLUMNS', 'LOG_FORMATS', 'HARVEST_COLUMNS', 'REMEASURE_LO
            'EvalSetBuilderConfig', 'load_builder_config', 'check_log_pack', 'archive_node_ids', 'harvest',
            'select_fill_seed', 'edge_distance_log2', 'remeasure', 'RemeasureLog', 'h64', 'cap_priority', 'goal_note',
            'fill_search_config', 'run_fill_search', 'BuildResult', 'build_eval_set', 'mine_discovery_pairs',
-           'export_discovery_pairs', 'build_evalset_command']
+           'export_discovery_pairs', 'mine_pairs_command', 'build_evalset_command']
 
 # %% ../nbs/40_evalset.ipynb #ee2c4f98
 import datetime, hashlib, json, math, os, subprocess, sys, warnings
@@ -951,6 +951,47 @@ def export_discovery_pairs(df: pd.DataFrame, # `mine_discovery_pairs` output (on
                           ) -> Path:
     "Validate the pairs against the published schema and write them atomically."
     return export_table(df, path, "discovery_pairs")
+
+# %% ../nbs/40_evalset.ipynb #cfc0fb0f
+def _log_source(spec: str) -> tuple:
+    "(source, run) for `search_log_table` from a `--log` value: a path, or `sample:RUN` / `hub:RUN`."
+    kind, _, run = spec.partition(":")
+    if kind in ("sample", "hub") and run: return kind, run
+    if spec in ("sample", "hub"): raise ValueError(f"--log {spec} needs the search's name: {spec}:RUN, e.g. {spec}:trimul__sample_standard")
+    path = Path(spec)
+    if not path.exists(): raise FileNotFoundError(f"--log {spec}: no such file or directory")
+    return path, None
+
+def mine_pairs_command(logs: list, # --log values: run directories, events.jsonl or paper event files, sample:RUN, hub:RUN
+                       output, # --output: a .jsonl or .parquet file
+                       *,
+                       problem_id: str | None = None, # default: each log's problem
+                       benchmark_family: str = "gpu_mode", # "gpu_mode" or "kernelbench_l3"
+                       hardware: str | None = None, # default: each log's GPU, else the paper's A100
+                       cap_per_problem_bin: int | None = None, # at most this many pairs per (problem, bin) and log
+                       seed: int = 0, # the cap's hash seed
+                       log=print, # one line per log and a total
+                      ) -> int:
+    "Body of `gpu-forecasters mine-pairs`: mine discovery pairs from search logs into one file; 0 on success (bad input raises)."
+    if not logs: raise ValueError("mine-pairs needs at least one --log")
+    if Path(output).suffix not in (".jsonl", ".parquet"): raise ValueError(f"--output {output}: write a .jsonl or .parquet file")
+    frames = []
+    for spec in logs:
+        source, run = _log_source(str(spec))
+        table = search_log_table(source, run=run)
+        pairs = mine_discovery_pairs(table, problem_id=problem_id, benchmark_family=benchmark_family, hardware=hardware,
+                                     cap_per_problem_bin=cap_per_problem_bin, seed=seed)
+        report = pairs.attrs["report"]
+        skipped = ", ".join(f"{k} {v}" for k, v in report.items() if k not in ("pairs", "note") and v)
+        log(f"{spec}: {report['pairs']} pairs from {len(table)} evaluated kernels" + (f" (skipped: {skipped})" if skipped else ""))
+        frames.append(pairs)
+    combined = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    repeated = combined["pair_id"][combined["pair_id"].duplicated()].unique()
+    if len(repeated): raise ValueError(f"{len(repeated)} pair id(s) come from more than one log (the same search given twice?), e.g. {repeated[0]}")
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    path = export_discovery_pairs(combined, output)
+    log(f"wrote {len(combined)} discovery pairs to {path}")
+    return 0
 
 # %% ../nbs/40_evalset.ipynb #9e5fffb2
 def build_evalset_command(config, # a builder config file, or a shipped name such as "evalset/sample.json"

@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #7f7348f3
+# %% ../nbs/50_runbook.ipynb #c4215408
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -96,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--output-dir", required=True, help="directory for eval_set.jsonl/.parquet, hub/, fills/, dropped_rows.jsonl, manifest.json; rerun to resume fills")
     be.add_argument("--dry-run", action="store_true", help="harvest, strip, de-duplicate and write the manifest; no fills (LLM) and no re-measurements (GPU)")
     be.add_argument("--push-to-hub", default=None, metavar="REPO_ID", help="also upload the eval set to this Hub dataset repo (needs network and HF_TOKEN)")
+    mp = commands.add_parser("mine-pairs", help="discovery pairs (parent -> child) from search logs, in the published schema")
+    mp.add_argument("--log", action="append", required=True, help="a project run directory or events.jsonl, a paper event file, or sample:RUN / hub:RUN (repeat for several)")
+    mp.add_argument("--output", required=True, help="the pairs file: .jsonl or .parquet")
+    mp.add_argument("--problem-id", default=None, help="default: each log's problem")
+    mp.add_argument("--benchmark-family", choices=("gpu_mode", "kernelbench_l3"), default="gpu_mode")
+    mp.add_argument("--hardware", default=None, help="the GPU the searches measured on (default: each log's, else the paper's A100)")
+    mp.add_argument("--cap-per-bin", type=_positive_int, default=None, help="keep at most N pairs per problem and bin, per log")
     commands.add_parser("packs", help="list the kernel packs, their case sets and case counts")
     v = commands.add_parser("verify-gpu", help="the GPU verification protocol on this machine's first GPU (packs, hardened cases, faults, exploits, noise)")
     v.add_argument("--json", default=None, help="also write the report to this file")
@@ -105,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--steps", type=_labels, default=("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,sandbox,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #ad783a07
+# %% ../nbs/50_runbook.ipynb #1e43bd13
 def _dispatch(args) -> int:
     if args.command == "search":
         from gpu_forecasters.search.driver import search_command
@@ -139,6 +146,10 @@ def _dispatch(args) -> int:
     if args.command == "build-evalset":
         from gpu_forecasters.evalset import build_evalset_command
         return build_evalset_command(args.config, args.output_dir, dry_run=args.dry_run, push_to_hub=args.push_to_hub)
+    if args.command == "mine-pairs":
+        from gpu_forecasters.evalset import mine_pairs_command
+        return mine_pairs_command(args.log, args.output, problem_id=args.problem_id, benchmark_family=args.benchmark_family,
+                                  hardware=args.hardware, cap_per_problem_bin=args.cap_per_bin)
     if args.command == "packs":
         from gpu_forecasters.backends import packs_command
         return packs_command()

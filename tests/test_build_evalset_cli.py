@@ -8,7 +8,8 @@ Offline and fast:
   toy problem's evaluator; a rerun into the same directory resumes the finished fills and writes the same bytes;
 * bad input gets one line on stderr and exit code 2 (unknown config key, another pack's log, a corrupt log line, an
   empty harvest, a missing config); an unreachable Hub gets exit code 3, and so does a failed `--push-to-hub`, after
-  the local files were written.
+  the local files were written;
+* `mine-pairs` mines a toy search and a bundled paper log into one schema-valid discovery-pair file.
 """
 import json, os, subprocess, sys
 from pathlib import Path
@@ -146,3 +147,23 @@ def test_build_from_the_recorded_h200_search(tmp_path):
     assert sum(c['near_edge_unverified'] for c in manifest['counts']['cross_entropy'].values()) == 4  # all within 0.1 octave of an edge
     assert set(df['hardware']) == {'NVIDIA H200'} and set(df['pack']) == {'cross_entropy'}
     assert len(load_eval_set(out / 'eval_set.parquet')) == 4  # the builder writes no discovery pairs (mine_discovery_pairs does)
+
+def test_mine_pairs_from_a_toy_search_and_a_sample_log(tmp_path):
+    "`mine-pairs` on a toy search run from the CLI and a bundled paper log: one schema-valid file, one line per log; bad input exits 2 and writes nothing."
+    from gpu_forecasters.data import load_discovery_pairs
+    run = cli('search', '--config', write_json(tmp_path / 'toy.json', TOY_SEARCH), '--output-dir', tmp_path / 'toy')
+    assert run.returncode == 0, run.stderr
+    out = tmp_path / 'pairs' / 'discovery_pairs.parquet'
+    r = cli('mine-pairs', '--log', tmp_path / 'toy', '--log', 'sample:cross_entropy__sample_standard', '--output', out)
+    assert r.returncode == 0, r.stderr
+    pairs = load_discovery_pairs(out)
+    lines = r.stdout.strip().splitlines()
+    per_log = [int(line.split(': ', 1)[1].split(' pairs')[0]) for line in lines[:2]]
+    assert len(lines) == 3 and lines[-1].startswith(f'wrote {len(pairs)} discovery pairs') and sum(per_log) == len(pairs), r.stdout
+    assert per_log[0] > 0 and per_log[1] > 0, r.stdout
+    assert set(pairs['problem_id']) == {'toy', 'cross_entropy'} and pairs['pair_id'].is_unique
+    # bad input: a missing log, a bare "sample", an unknown suffix; each one line, exit 2, nothing written
+    one_error_line(cli('mine-pairs', '--log', tmp_path / 'nowhere', '--output', tmp_path / 'x.jsonl'), 2, 'no such file')
+    one_error_line(cli('mine-pairs', '--log', 'sample', '--output', tmp_path / 'x.jsonl'), 2, 'sample:RUN')
+    one_error_line(cli('mine-pairs', '--log', tmp_path / 'toy', '--output', tmp_path / 'x.csv'), 2, '.jsonl or .parquet')
+    assert not (tmp_path / 'x.jsonl').exists() and not (tmp_path / 'x.csv').exists()
