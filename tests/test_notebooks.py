@@ -15,6 +15,7 @@ def own_tempdir(monkeypatch):
     path = tempfile.mkdtemp(prefix='nb_')  # short: unix socket paths stay under their 108-byte limit
     monkeypatch.setenv('TMPDIR', path)
     monkeypatch.setattr(tempfile, 'tempdir', path)
+    monkeypatch.delenv('TORCHINDUCTOR_CACHE_DIR', raising=False)  # torch sets it to a folder in here on first use: unset again afterwards
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
