@@ -952,7 +952,7 @@ def export_discovery_pairs(df: pd.DataFrame, # `mine_discovery_pairs` output (on
     "Validate the pairs against the published schema and write them atomically."
     return export_table(df, path, "discovery_pairs")
 
-# %% ../nbs/40_evalset.ipynb #cfc0fb0f
+# %% ../nbs/40_evalset.ipynb #4411b65a
 def _log_source(spec: str) -> tuple:
     "(source, run) for `search_log_table` from a `--log` value: a path, or `sample:RUN` / `hub:RUN`."
     kind, _, run = spec.partition(":")
@@ -985,7 +985,7 @@ def mine_pairs_command(logs: list, # --log values: run directories, events.jsonl
         skipped = ", ".join(f"{k} {v}" for k, v in report.items() if k not in ("pairs", "note") and v)
         log(f"{spec}: {report['pairs']} pairs from {len(table)} evaluated kernels" + (f" (skipped: {skipped})" if skipped else ""))
         frames.append(pairs)
-    combined = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    combined = pd.concat(frames, ignore_index=True)
     repeated = combined["pair_id"][combined["pair_id"].duplicated()].unique()
     if len(repeated): raise ValueError(f"{len(repeated)} pair id(s) come from more than one log (the same search given twice?), e.g. {repeated[0]}")
     Path(output).parent.mkdir(parents=True, exist_ok=True)

@@ -977,7 +977,7 @@ class WorkerPool:
 WORKER_POOL = WorkerPool()
 atexit.register(WORKER_POOL.close)
 
-# %% ../nbs/18b_harness.ipynb #c4351495
+# %% ../nbs/18b_harness.ipynb #cc85042a
 @dataclass(frozen=True)
 class EvalRequest:
     "What to evaluate: a pack, a case set and a candidate (optionally against another anchor than the reference)."
@@ -1010,11 +1010,11 @@ def _settle(worker: Worker, answer: tuple, result: CaseResult, stage: str):
     if answer[0] == "exception":
         _, name, mro, message, tb = answer
         if worker.device != "cpu" and "OutOfMemoryError" in mro and str(message).startswith(OUTPUTS_FAILED):
-            # the worker's own copy of the outputs ran out of device memory: that is harness code, so it is judged like the
-            # judge's own out-of-memory (the candidate's fault when its worker holds over 90% of the device)
+            # the worker's own copy of the outputs ran out of device memory: named like the judge's own out-of-memory when
+            # its worker holds over 90% of the device. Never an infra_failure: the text is the worker's, so a candidate
+            # could forge it, and otherwise it stays the candidate's runtime_error below
             status, reason, text = _oom_verdict_now([worker])
-            _fail(result, status, reason, f"{text}; {message[:300]}")
-            return None
+            if status == "runtime_error": _fail(result, status, reason, f"{text}; {message[:300]}"); return None
         status, reason = classify_failure(mro, message, stage)
         _fail(result, status, reason, f"{name}: {message}\n{tb}")
         return None
@@ -1135,7 +1135,7 @@ def _cuda_uuid() -> str | None:
     try: return f"GPU-{torch.cuda.get_device_properties(0).uuid}"
     except Exception: return None
 
-# %% ../nbs/18b_harness.ipynb #403ed8a2
+# %% ../nbs/18b_harness.ipynb #9b8fba9f
 def gpu_processes(uuid: str | None = None, # the GPU's UUID ("GPU-...") or NVML index; None: the first GPU
                  ) -> dict | None:
     "pid -> device memory in bytes (None where the driver does not say) of every process on a GPU; None without NVML and nvidia-smi."
@@ -1191,7 +1191,7 @@ def judge_oom_verdict(worker_bytes: int | None, # device memory held by the cand
                       total_bytes: int, # the device's memory
                       judge_bytes: int = 0, # held by the judge itself (its inputs and slots, sized by the pack)
                      ) -> tuple[str, str, str]:
-    "(status, reason, message) for an out-of-memory error of harness code: the judge, the reference, or a worker returning outputs."
+    "(status, reason, message) for an out-of-memory error of the judge or the reference (and, when it blames the candidate, of a worker returning outputs)."
     gib = lambda b: f"{b / 2**30:.1f} GiB"
     available = total_bytes - judge_bytes
     if worker_bytes is not None and worker_bytes > 0.9 * available:
