@@ -18,6 +18,7 @@ def main():
     ap.add_argument("--max-iters", default="200,1000,3000")
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--max-measured-s", type=float, default=10.0)
+    ap.add_argument("--estimator", default="paired", help="EvalConfig.speedup_estimator (verify-gpu's noise step uses paired)")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     from gpu_forecasters.backends import LocalGPUBackend, noise_summary
@@ -27,7 +28,7 @@ def main():
     with LocalGPUBackend(devices=[0]) as backend:
         for name in a.packs.split(","):
             for max_iters in [int(x) for x in a.max_iters.split(",")]:
-                config = EvalConfig(max_iters=max_iters, max_measured_s=a.max_measured_s)
+                config = EvalConfig(max_iters=max_iters, max_measured_s=a.max_measured_s, speedup_estimator=a.estimator)
                 walls, evs = [], []
                 for _ in range(a.runs):
                     t0 = time.perf_counter()
@@ -39,10 +40,11 @@ def main():
                     for c in ev.per_case:
                         if c.kind == "benchmark" and c.candidate is not None: iters.setdefault(c.case_id.rsplit(":", 1)[-1], []).append(c.candidate.n)
                 widths = {k.rsplit(":", 1)[-1]: (round(100 * max(v["half_width"]), 2), round(sorted(v["median_us"])[len(v["median_us"]) // 2])) for k, v in n["cases"].items()}
-                r = report.setdefault(name, {})[str(max_iters)] = {"rewards": n["rewards"], "spread": n["spread"], "half_width_pct_at_us": widths,
+                r = report.setdefault(name, {})[str(max_iters)] = {"rewards": n["rewards"], "spread": n["spread"], "between_runs_sd": n["between_runs_sd"], "half_width_pct_at_us": widths,
                                                                   "iters": iters, "wall_s": walls, "start_s": n["start_s"], "passed": n["passed"],
                                                                   "statuses": [e.status for e in evs]}
                 print(f"{name} max_iters {max_iters}: rewards {[round(x, 4) for x in r['rewards']]} spread {r['spread'] and round(100 * r['spread'], 2)}% "
+                      f"sd {r['between_runs_sd'] and round(100 * r['between_runs_sd'], 2)}% "
                       f"half-width % (at us) {widths} iters {iters} wall s {walls} (start {n['start_s']}) {'PASS' if r['passed'] else 'FAIL'}", flush=True)
                 if a.json: Path(a.json).write_text(json.dumps(report, indent=1, default=str))
 
