@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #c4215408
+# %% ../nbs/50_runbook.ipynb #b057ea9d
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -96,6 +96,20 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--output-dir", required=True, help="directory for eval_set.jsonl/.parquet, hub/, fills/, dropped_rows.jsonl, manifest.json; rerun to resume fills")
     be.add_argument("--dry-run", action="store_true", help="harvest, strip, de-duplicate and write the manifest; no fills (LLM) and no re-measurements (GPU)")
     be.add_argument("--push-to-hub", default=None, metavar="REPO_ID", help="also upload the eval set to this Hub dataset repo (needs network and HF_TOKEN)")
+    fc = commands.add_parser("forecast", help="forecast your own pair (anchor vs candidate), or a file of pairs (resumable), with any surrogate")
+    fc.add_argument("--config", required=True, help="a surrogate or score config JSON (path, or name under the shipped configs, e.g. baseline_scoring/gemini3_flash.json)")
+    fc.add_argument("--surrogate", default=None, help="the label of one surrogate of a config that holds several")
+    fc.add_argument("--anchor", default=None, help="FILE.py: the anchor (reference) kernel of one pair")
+    fc.add_argument("--candidate", default=None, help="FILE.py: the candidate kernel of one pair")
+    fc.add_argument("--pack", default=None, help="the pack the pair belongs to (`gpu-forecasters packs` lists them)")
+    fc.add_argument("--task", default=None, help="or the name of a task that is not a pack")
+    fc.add_argument("--hardware", default=None, help="the GPU the forecast is about (default H100), for pairs that name none")
+    fc.add_argument("--pairs", default=None, help="a .jsonl or .parquet file of pairs: {pair_id, pack, anchor_code, candidate_code} or the discovery-pairs schema")
+    fc.add_argument("--output-dir", default=None, help="with --pairs: predictions, cache, summary.json and forecasts.jsonl; rerun to resume")
+    fc.add_argument("--repeats", type=_positive_int, default=1, help="forecasts per pair, merged into one (default 1)")
+    fc.add_argument("--max-concurrency", type=_positive_int, default=8, help="model calls in flight (default 8)")
+    fc.add_argument("--recalibration", default=None, help="a recalibration JSON (Recalibration.save) applied to the merged forecasts")
+    fc.add_argument("--json", action="store_true", help="one pair: print the forecast as JSON")
     mp = commands.add_parser("mine-pairs", help="discovery pairs (parent -> child) from search logs, in the published schema")
     mp.add_argument("--log", action="append", required=True, help="a project run directory or events.jsonl, a paper event file, or sample:RUN / hub:RUN (repeat for several)")
     mp.add_argument("--output", required=True, help="the pairs file: .jsonl or .parquet")
@@ -106,13 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("packs", help="list the kernel packs, their case sets and case counts")
     v = commands.add_parser("verify-gpu", help="the GPU verification protocol on this machine's first GPU (packs, hardened cases, faults, exploits, noise)")
     v.add_argument("--json", default=None, help="also write the report to this file")
-    v.add_argument("--repeats", type=int, default=5, help="noise-study runs per pack (default 5)")
+    v.add_argument("--repeats", type=int, default=5, help="noise-study runs of fp8_quant (default 5; cross_entropy, the GPU-bound control, at most 3)")
     v.add_argument("--noise-max-iters", type=_positive_int, default=6000, help="the cap on timed iterations per case in the noise runs (default 6000; the paper's protocol uses 200)")
     v.add_argument("--noise-estimator", choices=("paired", "ratio_of_medians"), default="paired", help="the case speedup of the noise runs: the median of the per-iteration ratios (default) or the paper's ratio of medians")
     v.add_argument("--steps", type=_labels, default=("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,sandbox,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #1e43bd13
+# %% ../nbs/50_runbook.ipynb #95370249
 def _dispatch(args) -> int:
     if args.command == "search":
         from gpu_forecasters.search.driver import search_command
@@ -146,6 +160,12 @@ def _dispatch(args) -> int:
     if args.command == "build-evalset":
         from gpu_forecasters.evalset import build_evalset_command
         return build_evalset_command(args.config, args.output_dir, dry_run=args.dry_run, push_to_hub=args.push_to_hub)
+    if args.command == "forecast":
+        from gpu_forecasters.forecaster import forecast_command
+        return forecast_command(args.config, surrogate=args.surrogate, anchor=args.anchor, candidate=args.candidate, pack=args.pack,
+                                task=args.task, hardware=args.hardware, pairs=args.pairs, output_dir=args.output_dir,
+                                n_repeats=args.repeats, max_concurrency=args.max_concurrency, recalibration=args.recalibration,
+                                as_json=args.json)
     if args.command == "mine-pairs":
         from gpu_forecasters.evalset import mine_pairs_command
         return mine_pairs_command(args.log, args.output, problem_id=args.problem_id, benchmark_family=args.benchmark_family,

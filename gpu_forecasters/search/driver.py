@@ -8,16 +8,15 @@ __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 
            'EXIT_SEED_UNAVAILABLE', 'EXIT_INTERRUPTED', 'ToyProblemConfig', 'PackProblemConfig', 'SpeedupReward',
            'GoalBandReward', 'SearchSettings', 'SelectionSettings', 'Budgets', 'Timeouts', 'Concurrency', 'Prices',
            'LiteLLMMutatorConfig', 'ToyMutatorConfig', 'ToyOracleConfig', 'PackEvaluatorConfig', 'ToyEvaluatorConfig',
-           'LogSettings', 'SearchConfig', 'config_hash', 'config_from_dict', 'resolve_config', 'rule_used',
-           'score_candidate', 'select_candidates', 'Dispatch', 'Decision', 'config_of', 'usage_at', 'decide',
-           'run_versions', 'seed_code_of', 'initial_event', 'DecisionMismatch', 'LogInvalid', 'replay',
-           'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json', 'evaluation_event', 'Summary',
-           'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs', 'ConfigMismatch', 'SeedUnavailable',
-           'config_diff', 'SearchDriver', 'surrogate_query', 'Providers', 'toy_problem_of', 'make_providers',
-           'progress_line', 'search_command', 'search_main', 'simulate', 'simulation_arms', 'simulation_summary',
-           'evaluations_to_match']
+           'LogSettings', 'SearchConfig', 'config_hash', 'config_from_dict', 'resolve_config', 'Dispatch', 'Decision',
+           'config_of', 'usage_at', 'decide', 'run_versions', 'seed_code_of', 'initial_event', 'DecisionMismatch',
+           'LogInvalid', 'replay', 'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json',
+           'evaluation_event', 'Summary', 'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs',
+           'ConfigMismatch', 'SeedUnavailable', 'config_diff', 'SearchDriver', 'surrogate_query', 'Providers',
+           'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate',
+           'simulation_arms', 'simulation_summary', 'evaluations_to_match']
 
-# %% ../../nbs/24_search.ipynb #065fc5f5
+# %% ../../nbs/24_search.ipynb #f879cb03
 import argparse, asyncio, bisect, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
 from dataclasses import asdict, dataclass
 from fractions import Fraction
@@ -31,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .. import bins as _bins
 from ..data import ConfigError, atomic_write_text, resolve_config_path
 from ..forecast import Forecast, comparison_id, forecast_to_record
+from ..forecaster import rule_used, score_candidate, select_candidates
 from ..mutation import MutationTimeout, feedback_of
 from ..prompts import SurrogateQuery, UnknownHardwareError, hardware_profile
 from .puct import CODE_HASH_SCHEME, SCALE_FLOOR, global_scale, normalized_code_hash, puct_scores, select_parents, _node_columns, _pick, _score_parts
@@ -301,58 +301,6 @@ def resolve_config(path, # a config file, or a shipped name such as "kernel_sear
     except json.JSONDecodeError as e: raise ConfigError(f"{p}: invalid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except (OSError, UnicodeDecodeError) as e: raise ConfigError(f"{p}: cannot read the config: {e}") from None
     return config_from_dict(raw, debug, where=str(p))
-
-# %% ../../nbs/24_search.ipynb #f67777e3
-def _probabilities(forecast) -> list[float]:
-    "The 8 probabilities of bins 1..8 of a forecast record (`forecast_to_record`) or a `Forecast`."
-    if type(forecast) is dict or isinstance(forecast, Mapping):
-        p = [0.0] * _bins.N_BINS
-        for entry in forecast["bin_probabilities"]: p[int(entry["bin"]) - 1] = float(entry["p"])
-        return p
-    return [float(x) for x in forecast.probs]
-
-def _predicted_bin(forecast) -> int:
-    return int(forecast["predicted_bin"] if isinstance(forecast, Mapping) else forecast.predicted_bin)
-
-def rule_used(rule: str, # the configured rule
-              anchor_reward: float | None, # R_a
-              best_reward: float | None, # R*
-             ) -> str:
-    "The rule that is applied: `expected_improvement` falls back to `expected_log_speedup` without R_a or R*."
-    if rule == "expected_improvement" and (anchor_reward is None or best_reward is None): return "expected_log_speedup"
-    return rule
-
-def score_candidate(rule: str, # one of `events.RULES`
-                    forecast, # a forecast record (as logged) or a `Forecast`
-                    anchor_reward: float | None = None, # R_a: the anchor's reward
-                    best_reward: float | None = None, # R*: the best archive reward at step start
-                    bins=_bins, # where `MIDPOINTS`, `LOG2_MIDPOINTS` and `FASTER_BINS` come from
-                   ) -> float:
-    "The selection score of one forecast under `rule`."
-    p = _probabilities(forecast)
-    rule = rule_used(rule, anchor_reward, best_reward)
-    if rule == "expected_bin": return math.fsum(map(operator.mul, range(1, len(p) + 1), p))  # sum of b * p[b - 1]
-    if rule == "predicted_bin": return float(_predicted_bin(forecast))
-    if rule == "p_faster": return math.fsum(p[b - 1] for b in bins.FASTER_BINS)
-    if rule == "expected_log_speedup": return math.fsum(pb * float(l) for pb, l in zip(p, bins.LOG2_MIDPOINTS))
-    if rule == "expected_improvement":
-        return math.fsum(pb * max(0.0, float(r) * anchor_reward - best_reward) for pb, r in zip(p, bins.MIDPOINTS))
-    raise ValueError(f"unknown selection rule {rule!r}; valid: {', '.join(RULES)}")
-
-# %% ../../nbs/24_search.ipynb #9f92f3cf
-def select_candidates(scored: Sequence[tuple[str, float]], # (request id, score) of a parent's forecast candidates, in slot order
-                      eval_per_parent: int, # GPU promotions per parent
-                      threshold: float | None = None, # defer scores below it even when slots remain
-                     ) -> tuple[list, list]: # (selected [(id, score)], deferred [(id, score, why)]), best first
-    "Order by (score desc, slot asc); defer those below `threshold`, select the first `eval_per_parent` of the rest."
-    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
-    selected, deferred = [], []
-    for i in order:
-        rid, score = scored[i]
-        if threshold is not None and score < threshold: deferred.append((rid, score, "threshold"))
-        elif len(selected) < eval_per_parent: selected.append((rid, score))
-        else: deferred.append((rid, score, "rank"))
-    return selected, deferred
 
 # %% ../../nbs/24_search.ipynb #2a798fbf
 PLACEHOLDER_AT = "1970-01-01T00:00:00Z"  # the `at` of decided events; the driver stamps the real time on append
