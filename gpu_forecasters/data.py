@@ -1526,26 +1526,27 @@ def export_table(df: pd.DataFrame, # rows of `dataset`
         atomic_write_text(path, jsonl_text([dict(zip(names, values)) for values in zip(*(norm[n].tolist() for n in names))]))
     return path
 
-# %% ../nbs/04_data.ipynb #03fd60fe
+# %% ../nbs/04_data.ipynb #74a8755f
 def export_hub_layout(df: pd.DataFrame, # rows of `dataset`
                       out_dir, # the repository folder to write into
                       dataset: str, # key in `DATASETS`
                       *,
                       per_config_column: str | None = None, # e.g. "pack" or "surrogate_label" (default: the dataset's config column)
                       published_only: bool = False, # drop the project's extra and undeclared columns
+                      outcomes=None, # validation mode, as for `export_table` (9: eval rows may be failures)
                      ) -> list[Path]:
     "Write `combined` and one config per value of `per_config_column` in the Hub's parquet layout."
     spec = DATASETS[dataset]
     col = per_config_column or spec.config_column
     name = f"{spec.split}-00000-of-00001.parquet"
     out = Path(out_dir)
-    paths = [export_table(df, out / "combined" / name, dataset, published_only=published_only)]
+    paths = [export_table(df, out / "combined" / name, dataset, published_only=published_only, outcomes=outcomes)]
     for value in (dict.fromkeys(df[col].tolist()) if col else []):
         if not isinstance(value, str) or not PACK_NAME_RE.match(value) or value == "combined":
             raise ValueError(f"{col} value {value!r} cannot name a config folder")
         part = df[(df[col] == value).to_numpy()]
         part.attrs = dict(df.attrs)
-        paths.append(export_table(part, out / value / name, dataset, published_only=published_only))
+        paths.append(export_table(part, out / value / name, dataset, published_only=published_only, outcomes=outcomes))
     return paths
 
 # %% ../nbs/04_data.ipynb #eb448a51

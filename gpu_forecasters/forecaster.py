@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['TEMPERATURE_FLOOR', 'ISOTONIC_UNIFORM_MIX', 'RECALIBRATION_METHODS', 'surrogate_config',
-           'surrogate_config_from_score', 'TaskDescription', 'ForecastResult', 'summary_of', 'merge_forecasts',
-           'Recalibration', 'recalibrate_rows', 'recalibration_report', 'apply_recalibration', 'Forecaster',
-           'rule_used', 'score_candidate', 'select_candidates', 'FilterDecision', 'Filter', 'format_forecast',
+           'surrogate_config_from_score', 'rule_used', 'score_candidate', 'select_candidates', 'TaskDescription',
+           'ForecastResult', 'summary_of', 'merge_forecasts', 'Recalibration', 'recalibrate_rows',
+           'recalibration_report', 'apply_recalibration', 'Forecaster', 'FilterDecision', 'Filter', 'format_forecast',
            'forecast_command']
 
 # %% ../nbs/08_forecaster.ipynb #f2680ef7
@@ -64,7 +64,62 @@ def surrogate_config_from_score(score: ScoreConfig, label: str | None) -> tuple:
     if not chosen: raise ConfigError(f"no surrogate labelled {label!r}; labels: {', '.join(labels)}")
     return resolve_training_artifact(chosen[0]), score.seed
 
-# %% ../nbs/08_forecaster.ipynb #34d97963
+# %% ../nbs/08_forecaster.ipynb #94dbf406
+def _probabilities(forecast) -> list[float]:
+    "The 9 probabilities of bins 0..8 (p_failure first, 0 for an 8-outcome forecast) of a forecast record, a `Forecast`, a `ForecastResult` or a list."
+    p = [0.0] * (_bins.N_BINS + 1)
+    if type(forecast) is dict or isinstance(forecast, Mapping):
+        for entry in forecast["bin_probabilities"]: p[int(entry["bin"])] = float(entry["p"])
+        return p
+    probs = [float(x) for x in (forecast if isinstance(forecast, (list, tuple, np.ndarray)) else forecast.probs)]
+    if len(probs) not in (8, 9): raise ValueError(f"a forecast has 8 or 9 probabilities, got {len(probs)}")
+    p[9 - len(probs):] = probs
+    return p
+
+def _predicted_bin(forecast) -> int:
+    return int(forecast["predicted_bin"] if isinstance(forecast, Mapping) else forecast.predicted_bin)
+
+def rule_used(rule: str, # the configured rule
+              anchor_reward: float | None, # R_a
+              best_reward: float | None, # R*
+             ) -> str:
+    "The rule that is applied: `expected_improvement` falls back to `expected_log_speedup` without R_a or R*."
+    if rule == "expected_improvement" and (anchor_reward is None or best_reward is None): return "expected_log_speedup"
+    return rule
+
+def score_candidate(rule: str, # one of `events.RULES`
+                    forecast, # a forecast record (as logged), a `Forecast`, a `ForecastResult` or 8 / 9 probabilities
+                    anchor_reward: float | None = None, # R_a: the anchor's reward
+                    best_reward: float | None = None, # R*: the best archive reward at step start
+                    bins=_bins, # where `MIDPOINTS`, `LOG2_MIDPOINTS` and `FASTER_BINS` come from
+                   ) -> float:
+    "The selection score of one forecast under `rule` (the failure outcome counts as no speedup)."
+    p = _probabilities(forecast)  # p[0] = failure, p[b] = bin b
+    rule = rule_used(rule, anchor_reward, best_reward)
+    if rule == "expected_bin": return math.fsum(map(operator.mul, range(len(p)), p))  # sum of b * p[b]; failure is bin 0
+    if rule == "predicted_bin": return float(_predicted_bin(forecast))
+    if rule == "p_faster": return math.fsum(p[b] for b in bins.FASTER_BINS)
+    if rule == "expected_log_speedup":  # failure scored as the slowest bin's midpoint
+        return math.fsum(pb * float(l) for pb, l in zip(p, [bins.LOG2_MIDPOINTS[0], *bins.LOG2_MIDPOINTS]))
+    if rule == "expected_improvement":  # failure: no reward, no improvement
+        return math.fsum(pb * max(0.0, float(r) * anchor_reward - best_reward) for pb, r in zip(p[1:], bins.MIDPOINTS))
+    raise ValueError(f"unknown selection rule {rule!r}; valid: {', '.join(RULES)}")
+
+def select_candidates(scored: Sequence[tuple[str, float]], # (request id, score) of a parent's forecast candidates, in slot order
+                      eval_per_parent: int, # GPU promotions per parent
+                      threshold: float | None = None, # defer scores below it even when slots remain
+                     ) -> tuple[list, list]: # (selected [(id, score)], deferred [(id, score, why)]), best first
+    "Order by (score desc, slot asc); defer those below `threshold`, select the first `eval_per_parent` of the rest."
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
+    selected, deferred = [], []
+    for i in order:
+        rid, score = scored[i]
+        if threshold is not None and score < threshold: deferred.append((rid, score, "threshold"))
+        elif len(selected) < eval_per_parent: selected.append((rid, score))
+        else: deferred.append((rid, score, "rank"))
+    return selected, deferred
+
+# %% ../nbs/08_forecaster.ipynb #0099cc0b
 @dataclass(frozen=True)
 class TaskDescription:
     "A task that is not one of the shipped packs: the name the model is shown, and optional prose about it."
@@ -116,13 +171,11 @@ class ForecastResult:
 
 def summary_of(probs, # a distribution over bins 1..8 (8 values) or 0..8 (9 values)
               ) -> dict:
-    "expected_bin, expected_speedup, expected_log2_speedup and p_faster of a distribution (failure = no speedup)."
-    p = [float(x) for x in probs]
-    speed = p[-_bins.N_BINS:]  # bins 1..8; a leading failure outcome contributes nothing
-    return dict(expected_bin=math.fsum(b * pb for b, pb in zip(range(1, 9), speed)),
-                expected_speedup=math.fsum(pb * float(m) for pb, m in zip(speed, _bins.MIDPOINTS)),
-                expected_log2_speedup=math.fsum(pb * float(l) for pb, l in zip(speed, _bins.LOG2_MIDPOINTS)),
-                p_faster=math.fsum(speed[b - 1] for b in _bins.FASTER_BINS))
+    "expected_bin, expected_speedup, expected_log2_speedup and p_faster of a distribution (failure = no speedup), by the selection rules."
+    p = _probabilities(list(probs))
+    return dict(expected_bin=score_candidate("expected_bin", p), p_faster=score_candidate("p_faster", p),
+                expected_log2_speedup=score_candidate("expected_log_speedup", p),
+                expected_speedup=math.fsum(pb * float(m) for pb, m in zip(p[1:], _bins.MIDPOINTS)))  # failure: speedup 0
 
 def _row_probs(row: dict) -> list[float] | None:
     entries = sorted(row.get("bin_probabilities") or [], key=lambda e: e["bin"])
@@ -415,57 +468,6 @@ def _close(self: Forecaster):
 Forecaster.forecast_many, Forecaster.forecast, Forecaster.close = _forecast_many, _forecast, _close
 Forecaster.__enter__ = lambda self: self
 Forecaster.__exit__ = lambda self, *exc: self.close()
-
-# %% ../nbs/08_forecaster.ipynb #c25d04f8
-def _probabilities(forecast) -> list[float]:
-    "The 8 probabilities of bins 1..8 of a forecast record (`forecast_to_record`), a `Forecast` or a `ForecastResult`."
-    if type(forecast) is dict or isinstance(forecast, Mapping):
-        p = [0.0] * _bins.N_BINS
-        for entry in forecast["bin_probabilities"]: p[int(entry["bin"]) - 1] = float(entry["p"])
-        return p
-    return [float(x) for x in forecast.probs]
-
-def _predicted_bin(forecast) -> int:
-    return int(forecast["predicted_bin"] if isinstance(forecast, Mapping) else forecast.predicted_bin)
-
-def rule_used(rule: str, # the configured rule
-              anchor_reward: float | None, # R_a
-              best_reward: float | None, # R*
-             ) -> str:
-    "The rule that is applied: `expected_improvement` falls back to `expected_log_speedup` without R_a or R*."
-    if rule == "expected_improvement" and (anchor_reward is None or best_reward is None): return "expected_log_speedup"
-    return rule
-
-def score_candidate(rule: str, # one of `events.RULES`
-                    forecast, # a forecast record (as logged), a `Forecast` or a `ForecastResult`
-                    anchor_reward: float | None = None, # R_a: the anchor's reward
-                    best_reward: float | None = None, # R*: the best archive reward at step start
-                    bins=_bins, # where `MIDPOINTS`, `LOG2_MIDPOINTS` and `FASTER_BINS` come from
-                   ) -> float:
-    "The selection score of one forecast under `rule`."
-    p = _probabilities(forecast)
-    rule = rule_used(rule, anchor_reward, best_reward)
-    if rule == "expected_bin": return math.fsum(map(operator.mul, range(1, len(p) + 1), p))  # sum of b * p[b - 1]
-    if rule == "predicted_bin": return float(_predicted_bin(forecast))
-    if rule == "p_faster": return math.fsum(p[b - 1] for b in bins.FASTER_BINS)
-    if rule == "expected_log_speedup": return math.fsum(pb * float(l) for pb, l in zip(p, bins.LOG2_MIDPOINTS))
-    if rule == "expected_improvement":
-        return math.fsum(pb * max(0.0, float(r) * anchor_reward - best_reward) for pb, r in zip(p, bins.MIDPOINTS))
-    raise ValueError(f"unknown selection rule {rule!r}; valid: {', '.join(RULES)}")
-
-def select_candidates(scored: Sequence[tuple[str, float]], # (request id, score) of a parent's forecast candidates, in slot order
-                      eval_per_parent: int, # GPU promotions per parent
-                      threshold: float | None = None, # defer scores below it even when slots remain
-                     ) -> tuple[list, list]: # (selected [(id, score)], deferred [(id, score, why)]), best first
-    "Order by (score desc, slot asc); defer those below `threshold`, select the first `eval_per_parent` of the rest."
-    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
-    selected, deferred = [], []
-    for i in order:
-        rid, score = scored[i]
-        if threshold is not None and score < threshold: deferred.append((rid, score, "threshold"))
-        elif len(selected) < eval_per_parent: selected.append((rid, score))
-        else: deferred.append((rid, score, "rank"))
-    return selected, deferred
 
 # %% ../nbs/08_forecaster.ipynb #6f1e1d53
 @dataclass(frozen=True)

@@ -32,20 +32,22 @@ REPLY_KINDS = {
     "hang": "no answer for `hang_s` seconds (clients time out first)",
 }
 
-# %% ../nbs/02a_llm_server.ipynb #acff7d00
+# %% ../nbs/02a_llm_server.ipynb #186f49f2
 def scripted_forecast(text: str, # the user message (any text): the forecast is a deterministic function of it
                       total: float = 1.0, # the sum of the probabilities written (1.0 = normalised)
+                      outcomes: int = 8, # 8, or 9 with `p_failure` (bin 0) as the first probability
                      ) -> dict:
     "Tool arguments of a valid forecast derived from sha256(`text`): stated bin = the mode; probabilities sum to `total`."
     digest = hashlib.sha256(text.encode()).digest()
-    mode = digest[0] % 8 + 1
-    weights = [1.0 + digest[1 + b] % 4 for b in range(8)]  # small background mass, varies per row
-    weights[mode - 1] = 40.0 + digest[9] % 40  # a clear mode
-    if mode > 1: weights[mode - 2] += 8.0 + digest[10] % 8
-    if mode < 8: weights[mode] += 8.0 + digest[11] % 8
+    first = 9 - outcomes  # the lowest bin: 1, or 0 (failure)
+    mode = digest[0] % outcomes + first
+    weights = [1.0 + digest[1 + b] % 4 for b in range(outcomes)]  # small background mass, varies per row
+    weights[mode - first] = 40.0 + digest[10] % 40 if outcomes == 9 else 40.0 + digest[9] % 40  # a clear mode
+    if mode > first: weights[mode - first - 1] += 8.0 + digest[11 if outcomes == 9 else 10] % 8
+    if mode < 8: weights[mode - first + 1] += 8.0 + digest[12 if outcomes == 9 else 11] % 8
     probs = [round(total * w / sum(weights), 6) for w in weights]
     args = {"predicted_bin": mode}
-    args.update(zip(probability_fields(), probs))
+    args.update(zip(probability_fields(outcomes), probs))
     args["reasoning"] = f"Scripted forecast {digest[:4].hex()}: bin {mode} is most likely."
     return args
 
@@ -82,11 +84,18 @@ class ResponseScript:
         "Load `{\"default\": ..., \"rules\": [{\"match\": ..., \"kinds\": [...]}]}`."
         return cls(**json.loads(text))
 
-# %% ../nbs/02a_llm_server.ipynb #e7f44c0c
+# %% ../nbs/02a_llm_server.ipynb #1940205f
 def _user_text(request: dict) -> str:
     users = [m.get("content") for m in request.get("messages", []) if m.get("role") == "user"]
     text = users[-1] if users else ""
     return text if isinstance(text, str) else json.dumps(text)
+
+def _offered_outcomes(request: dict) -> int:
+    "9 when the forecast tool offered in the request has a `p_failure` field (9-outcome mode), else 8."
+    for tool in request.get("tools") or []:
+        spec = tool.get("function", tool) if isinstance(tool, dict) else {}
+        if spec.get("name") == TOOL_NAME and "p_failure" in ((spec.get("parameters") or {}).get("properties") or {}): return 9
+    return 8
 
 def _tool_call(i: int, name: str, arguments: str) -> dict:
     return {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": arguments}}
@@ -105,8 +114,8 @@ def reply_body(kind: str, # a key of `REPLY_KINDS` (not "hang": the server handl
     if kind == "context_window":
         return _error(400, "BadRequestError", "This model's maximum context length is 8192 tokens. However, you requested "
                       "40000 tokens (8000 in the messages, 32000 in the completion). Please reduce the length (scripted).")
-    text = _user_text(request)
-    args = lambda total=1.0: json.dumps(scripted_forecast(text, total))
+    text, outcomes = _user_text(request), _offered_outcomes(request)
+    args = lambda total=1.0: json.dumps(scripted_forecast(text, total, outcomes))
     content, finish, calls = None, "tool_calls", []
     if kind in ("valid", "hang"): calls = [_tool_call(0, TOOL_NAME, args())]
     elif kind == "sum_0.75": calls = [_tool_call(0, TOOL_NAME, args(0.75))]
@@ -115,7 +124,7 @@ def reply_body(kind: str, # a key of `REPLY_KINDS` (not "hang": the server handl
     elif kind == "invalid_json": calls = [_tool_call(0, TOOL_NAME, args()[:-7] + ", 'oops'")]
     elif kind == "wrong_tool": calls = [_tool_call(0, "get_weather", '{"city": "Paris"}')]
     elif kind == "two_calls": calls = [_tool_call(0, TOOL_NAME, args()), _tool_call(1, TOOL_NAME, args())]
-    elif kind == "bad_bin": calls = [_tool_call(0, TOOL_NAME, json.dumps({**scripted_forecast(text), "predicted_bin": 9}))]
+    elif kind == "bad_bin": calls = [_tool_call(0, TOOL_NAME, json.dumps({**scripted_forecast(text, 1.0, outcomes), "predicted_bin": 9}))]
     elif kind == "defer": calls = [_tool_call(0, DEFER_TOOL_NAME, '{"reason": "distant bins are equally likely (scripted)"}')]
     elif kind == "text_only": content, finish = "I think the candidate is about 1.5x faster.", "stop"
     elif kind == "truncated": content, finish = "Let me think about the memory traffic of", "length"

@@ -234,10 +234,12 @@ def read_record(path: Path) -> dict | None:
         raise ValueError(f"{path}: not a version-{CACHE_SCHEMA_VERSION} cache record")
     return record
 
-# %% ../nbs/07_scoring.ipynb #14987f94
+# %% ../nbs/07_scoring.ipynb #82f0f3a7
 def _load_rows(source: str, dataset: str, hardware: str | None = None) -> pd.DataFrame:
     if dataset == "pairs": return load_pairs(source, hardware)
-    loader = load_discovery_pairs if dataset == "discovery_pairs" else load_eval_set
+    # an eval set may hold failing candidates (true_bin 0, no speedup): read it in the 9-outcome mode, which accepts
+    # both; an 8-outcome set reads the same either way
+    loader = load_discovery_pairs if dataset == "discovery_pairs" else functools.partial(load_eval_set, outcomes=9)
     try: return loader(source)
     except DatasetUnavailableError as e:
         e.option = "eval_set"
@@ -389,7 +391,7 @@ async def run_tasks(tasks: list, # the tasks to run, in order
     if errors: raise errors[0]
     return bar.counts
 
-# %% ../nbs/07_scoring.ipynb #c4f41044
+# %% ../nbs/07_scoring.ipynb #fdb308b6
 _RECORD_ONLY = ("schema_version", "written_at")
 
 def collect_rows(tasks: list, # the run's tasks
@@ -420,9 +422,12 @@ def _summary_of(label: str, surrogate, h: str, tasks: list, rows: list[dict], tr
         if not rs: return dict(accuracy_all=None, within_one_all=None, half_brier_all=None)
         y = np.array([truth[r["comparison_id"]] for r in rs])
         stated = np.array([r["predicted_bin"] if r["predicted_bin"] is not None else -99 for r in rs])
-        P = np.full((len(rs), 8), 1 / 8)
-        for i, r in enumerate(rs):
-            if r["bin_probabilities"]: P[i] = [e["p"] for e in sorted(r["bin_probabilities"], key=lambda e: e["bin"])][-8:]
+        # 9 columns (failure first) when a forecast has p_failure or a row failed; an 8-outcome forecast then has p_failure 0
+        probs = [[e["p"] for e in sorted(r["bin_probabilities"], key=lambda e: e["bin"])] for r in rs]
+        K = 9 if (y == 0).any() or any(len(p) == 9 for p in probs) else 8
+        P = np.full((len(rs), K), 1 / K)
+        for i, p in enumerate(probs):
+            if p: P[i] = [0.0] * (K - len(p)) + p
         return dict(accuracy_all=float(np.mean(stated == y)), within_one_all=float(np.mean(np.abs(stated - y) <= 1)),
                     half_brier_all=float(np.mean(half_brier(P, y))))
     groups = defaultdict(list)
