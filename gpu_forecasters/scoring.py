@@ -169,13 +169,14 @@ def load_pairs(source, # a .jsonl or .parquet file of unlabelled pairs
         out.append(pair)
     return pd.DataFrame.from_records(out)
 
-# %% ../nbs/07_scoring.ipynb #cbf316bb
+# %% ../nbs/07_scoring.ipynb #ba3ec0c4
 def query_of(c: Comparison, # the comparison
             ) -> SurrogateQuery:
     "The surrogate query of a comparison: op name = pack, hardware from the registry (unknown device: an error)."
     return SurrogateQuery(comparison_id=c.comparison_id, op_name=c.pack, anchor_code=c.anchor_code,
                           candidate_code=c.candidate_code, candidate_language=c.candidate_language,
-                          hardware=hardware_profile(c.hardware), task_description=c.task_description, true_speedup=c.true_speedup)
+                          hardware=hardware_profile(c.hardware), task_description=c.task_description,
+                          true_speedup=0.0 if c.true_bin == 0 else c.true_speedup)  # a failing candidate: no speedup
 
 # %% ../nbs/07_scoring.ipynb #f39c146f
 CACHE_SCHEMA_VERSION = 1

@@ -361,7 +361,7 @@ class ClimatologySurrogate(_Baseline):
         p = self.probs(query.op_name)
         return self._result(p, p.index(max(p)) + 1, f"climatology of {query.op_name}", seed, start)
 
-# %% ../nbs/03_surrogates.ipynb #6efa9f04
+# %% ../nbs/03_surrogates.ipynb #669a0801
 def _normal_cdf(z: float) -> float: return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
 def gaussian_bin_probs(m: float, # centre, log2 speedup
@@ -385,10 +385,14 @@ class OracleNoiseSurrogate(_Baseline):
 
     async def forecast(self, query: SurrogateQuery, *, seed: int | None = None) -> SurrogateResult:
         start = time.perf_counter()
-        if query.true_speedup is None or not query.true_speedup > 0:
-            raise ValueError(f"{query.comparison_id}: the oracle_noise baseline needs a positive true_speedup")
+        s = query.true_speedup
+        if s is None or not (s > 0 or s == 0):
+            raise ValueError(f"{query.comparison_id}: the oracle_noise baseline needs the true_speedup (> 0, or 0 for a failing candidate)")
         rng = random.Random(seed if seed is not None else hash_of({"label": self.label, "id": query.comparison_id}))
-        m = math.log2(query.true_speedup) + rng.gauss(0.0, self.noise_sigma)
+        # a failing candidate (S = 0, no speedup) is centred one bin below the slowest bin's lower edge: the 8-outcome
+        # oracle states the slowest bin, the nearest it can say to "no speedup"
+        centre = math.log2(s) if s > 0 else float(LOG2_EDGES[0]) - 0.5
+        m = centre + rng.gauss(0.0, self.noise_sigma)
         p = gaussian_bin_probs(m, self.reported_sigma)
         return self._result(p, p.index(max(p)) + 1, f"noisy oracle (sigma {self.noise_sigma:g})", seed, start)
 
