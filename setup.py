@@ -14,7 +14,7 @@ statuses = ['1 - Planning', '2 - Pre-Alpha', '3 - Alpha', '4 - Beta', '5 - Produ
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 requirements = cfg.get('requirements', '').split()
 dev_requirements = cfg.get('dev_requirements', '').split()
-extras = {'dev': dev_requirements, **{name: cfg.get(f'{name}_requirements', '').split() for name in ('tinker', 'local', 'modal')}}
+extras = {'dev': dev_requirements, **{name: cfg.get(f'{name}_requirements', '').split() for name in ('tinker', 'local', 'modal', 'openevolve')}}
 package_data = {cfg['lib_name']: cfg.get('package_data', '').split()}
 
 setuptools.setup(

@@ -8,12 +8,12 @@ __all__ = ['SAMPLE_SUFFIX', 'HEADLINE', 'ERRORS', 'HIGHER_IS_BETTER', 'TRAJECTOR
            'KEY_ALIASES', 'SEARCH_KEYS', 'DISCOVERY_KEYS', 'apply_style', 'surrogate_order', 'surrogate_colors',
            'forecast_table', 'headline_from_metrics', 'headline_per_repeat', 'tab1_headline', 'paper_summary',
            'calibration', 'fig1_calibration', 'forecast_errors', 'fig2_forecast_error', 'per_pack_table',
-           'fig3_per_pack', 'search_trajectories', 'mode_colors', 'fig4_kernel_search', 'throughput_table',
-           'throughput_figure', 'discovery_score', 'pr_curve', 'average_precision', 'precision_recall_at',
-           'discovery_rows', 'family_scopes', 'discovery_pr', 'discovery_summary', 'fig5_discovery', 'markdown_table',
-           'html_table', 'headline_markdown', 'write_table', 'write_figure', 'resolve_keys', 'FigureConfig',
-           'is_sample', 'data_report', 'write_index', 'default_source', 'load_search_tables', 'make_all',
-           'figures_command']
+           'fig3_per_pack', 'search_trajectories', 'mode_colors', 'fig4_kernel_search', 'surrogate_deferrals',
+           'throughput_table', 'throughput_figure', 'discovery_score', 'pr_curve', 'average_precision',
+           'precision_recall_at', 'discovery_rows', 'family_scopes', 'discovery_pr', 'discovery_summary',
+           'fig5_discovery', 'markdown_table', 'html_table', 'headline_markdown', 'write_table', 'write_figure',
+           'resolve_keys', 'FigureConfig', 'is_sample', 'data_report', 'write_index', 'default_source',
+           'load_search_tables', 'make_all', 'figures_command']
 
 # %% ../nbs/45_figures.ipynb #bf6a9a06
 import hashlib, html, io, json, math, sys, time, warnings
@@ -247,8 +247,9 @@ def fig3_per_pack(metrics: dict, # from `metrics.compute_metrics`
     fig.tight_layout()
     return fig
 
-# %% ../nbs/45_figures.ipynb #bc08be7c
+# %% ../nbs/45_figures.ipynb #471c733d
 from .evalset import search_log_table
+from .search.events import read_events
 
 # %% ../nbs/45_figures.ipynb #3f9fc8dd
 TRAJECTORY_COLUMNS = ("run", "pack", "mode", "x", "gpu_seconds", "S", "best", "best_rel")
@@ -343,10 +344,26 @@ def fig4_kernel_search(traj: pd.DataFrame, # from `search_trajectories`
     fig.tight_layout()
     return fig
 
-# %% ../nbs/45_figures.ipynb #6c17bc9a
+# %% ../nbs/45_figures.ipynb #68148bdf
 THROUGHPUT_COLUMNS = ("run", "pack", "mode", "format", "candidates_considered", "paid_evaluations", "candidates_per_evaluation",
-                      "forecasts_completed", "deferred", "redispatches", "wall_clock_s", "wall_clock_s_per_evaluation", "note")
+                      "forecasts_completed", "deferred", "surrogate_deferrals", "deferrals_measured", "redispatches", "wall_clock_s",
+                      "wall_clock_s_per_evaluation", "note")
 PAPER_COUNTS_NOTE = "paper log: calls re-sent after a resume were not logged, so counts are lower bounds"
+
+def surrogate_deferrals(table, # a search-log table (`evalset.search_log_table`)
+                       ) -> tuple[int, int]: # (deferrals the surrogate logged, deferrals measured on the GPU)
+    "A run's deferrals by the surrogate (abstain mode): from the table's attributes, else from its project log; 0 for a paper log."
+    a = table.attrs
+    if a.get("n_surrogate_deferrals") is not None: return int(a["n_surrogate_deferrals"]), int(a.get("n_deferrals_measured") or 0)
+    if a.get("format") != "project": return 0, 0  # the paper's searches had no abstain mode
+    source = Path(str(a.get("source", "")))
+    if not source.is_file():
+        raise ValueError(f"search-log table of {a.get('run', '?')}: its event log {source} is not there to count deferrals in; "
+                         "build the table with evalset.search_log_table from the run directory")
+    events = read_events(source)
+    deferred = {e.request_id for e in events if e.kind == "forecast_deferred"}
+    measured = {e.request_id for e in events if e.kind == "evaluation_requested" and e.request_id in deferred}
+    return len(deferred), len(measured)
 
 def throughput_table(tables, # search-log tables (`evalset.search_log_table`), one per run
                     ) -> pd.DataFrame:
@@ -357,11 +374,13 @@ def throughput_table(tables, # search-log tables (`evalset.search_log_table`), o
         missing = [k for k in ("n_mutations_completed", "n_evaluations_requested") if a.get(k) is None]
         if missing: raise ValueError(f"search-log table of {a.get('run', '?')} lacks run attribute(s) {missing}; build it with evalset.search_log_table")
         considered, paid = int(a["n_mutations_completed"]), int(a["n_evaluations_requested"])
+        n_deferrals, n_measured = surrogate_deferrals(table)
         wall = a.get("wall_clock_s")
         rows.append(dict(run=str(a.get("run", "?")), pack=_run_pack(table), mode=a.get("mode") or "unknown", format=a.get("format"),
                          candidates_considered=considered, paid_evaluations=paid,
                          candidates_per_evaluation=considered / paid if paid else math.nan,
                          forecasts_completed=int(a.get("n_forecasts_completed") or 0), deferred=int(a.get("n_deferred") or 0),
+                         surrogate_deferrals=n_deferrals, deferrals_measured=n_measured,
                          redispatches=math.nan if a.get("n_redispatches") is None else int(a["n_redispatches"]),
                          wall_clock_s=math.nan if wall is None else float(wall),
                          wall_clock_s_per_evaluation=float(wall) / paid if wall is not None and paid else math.nan,
@@ -371,14 +390,14 @@ def throughput_table(tables, # search-log tables (`evalset.search_log_table`), o
     return df.sort_values(["pack", "mode", "run"], key=lambda s: s.map(lambda m: mode_rank.get(m, len(MODE_ORDER))) if s.name == "mode" else s,
                           kind="stable").reset_index(drop=True)
 
-# %% ../nbs/45_figures.ipynb #a2739736
+# %% ../nbs/45_figures.ipynb #38d19254
 def throughput_figure(df: pd.DataFrame, # from `throughput_table`
                       *,
                       sample: bool = False, # watermark the title as sample data
                      ) -> plt.Figure:
     "Bar chart of candidates considered per paid GPU evaluation, per pack and mode (runs pooled)."
     if not len(df): raise ValueError("no search runs to summarise (no search logs were given)")
-    pooled = df.groupby(["pack", "mode"], sort=False)[["candidates_considered", "paid_evaluations"]].sum().reset_index()
+    pooled = df.groupby(["pack", "mode"], sort=False)[["candidates_considered", "paid_evaluations", "deferrals_measured"]].sum().reset_index()
     pooled["ratio"] = pooled["candidates_considered"] / pooled["paid_evaluations"].where(pooled["paid_evaluations"] > 0)
     packs = sorted(pd.unique(pooled["pack"]))
     modes = [m for m in MODE_ORDER if m in set(pooled["mode"])] + sorted(set(pooled["mode"]) - set(MODE_ORDER))
@@ -388,10 +407,10 @@ def throughput_figure(df: pd.DataFrame, # from `throughput_table`
         mine = pooled[pooled["mode"] == mode].set_index("pack")
         for i, pack in enumerate(packs):
             if pack not in mine.index: continue
-            value = float(mine.loc[pack, "ratio"])
+            value, measured = float(mine.loc[pack, "ratio"]), int(mine.loc[pack, "deferrals_measured"])
             xpos = i - 0.4 + width * (j + 0.5)
             ax.bar(xpos, value, width=width * 0.95, color=colors.get(mode, "C3"), label=mode if i == next(k for k, p in enumerate(packs) if p in mine.index) else None)
-            ax.text(xpos, value, f"{value:.2f}", ha="center", va="bottom", fontsize=7)
+            ax.text(xpos, value, f"{value:.2f}" + (f"\n({measured} deferred, measured)" if measured else ""), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(packs)), packs)
     ax.set(ylabel="candidates considered per paid evaluation", xlabel="pack")
     ax.set_ylim(0, max(1.0, float(pooled["ratio"].max()) * 1.18))

@@ -2,16 +2,19 @@
 
 With real processes and real files:
 * toy searches in both modes run from the CLI and write the six outputs; a re-run of a finished run appends nothing;
+* the shipped abstain config, measured and dropped: exact counts of deferrals and paid evaluations, read from the log;
 * `--debug` gives 1 step, 1 parent, 1 mutation and 1 paid evaluation;
 * a resume with a changed config is refused naming the fields, the log's bytes unchanged; an operational change is
   accepted; bad configs, corrupt or invalid logs and locked run directories get their exit codes;
 * a run resumed from every prefix of its log (whole lines, and half a line more) ends with the archive, PUCT
   statistics and summary of the uninterrupted run; and a CLI search SIGKILLed at random moments (one kill followed by a
-  torn record, as a kill inside a write leaves) and re-run until it finishes ends where an uninterrupted CLI run ends.
+  torn record, as a kill inside a write leaves) and re-run until it finishes ends where an uninterrupted CLI run ends;
+  both with deferrals measured, also when the evaluation budget runs out on them.
 """
 import json, os, random, signal, subprocess, sys, time, warnings
 from pathlib import Path
 import pytest
+from gpu_forecasters.data import resolve_config_path
 from gpu_forecasters.search.driver import SearchDriver, archive_json, config_from_dict, make_providers, search_command
 from gpu_forecasters.search.events import FileEventLog, read_events
 
@@ -50,6 +53,34 @@ def test_both_modes_run_and_a_finished_run_is_only_rewritten(tmp_path):
     r = search('--config', 'toy/surrogate_filtered.json', '--output-dir', run_dir)
     assert r.returncode == 0, r.stderr
     assert {n: (run_dir / n).read_bytes() for n in OUTPUTS} == before
+
+def deferral_counts(log: Path) -> tuple[int, int, int]:
+    "(forecast_deferred events, evaluation requests, evaluation requests of deferred candidates) in a log."
+    events = read_events(log)
+    deferred = {e.request_id for e in events if e.kind == 'forecast_deferred'}
+    requested = [e.request_id for e in events if e.kind == 'evaluation_requested']
+    return len(deferred), len(requested), sum(r in deferred for r in requested)
+
+def test_abstain_config_measures_or_drops_deferrals(tmp_path):
+    "The shipped toy abstain config (inline: its evaluation budget cuts a step, and the cut must be exact)."
+    raw = json.loads(resolve_config_path('toy/surrogate_filtered_abstain.json').read_text())
+    measure = write_config(tmp_path / 'measure.json', {**raw, 'concurrency': {'executor': 'inline'}})
+    r = search('--config', measure, '--output-dir', tmp_path / 'measure')
+    assert r.returncode == 0, r.stderr
+    assert '80 paid evaluations (17 deferred by the surrogate)' in r.stderr.splitlines()[-1], r.stderr
+    assert deferral_counts(tmp_path / 'measure' / 'events.jsonl') == (17, 80, 17)
+    s = json.loads((tmp_path / 'measure' / 'summary.json').read_text())
+    assert (s['surrogate_deferrals'], s['deferrals_measured'], s['deferrals_dropped'], s['evaluations_paid']) == (17, 17, 0, 80)
+    assert (s['budget_use']['evaluations'], s['stop_reason'], s['steps_completed'], s['skipped']) == (80, 'evaluations', 9, 1)
+    trajectory = (tmp_path / 'measure' / 'trajectory.csv').read_text().splitlines()
+    assert len(trajectory) == 1 + 1 + 80  # header, seed, every paid evaluation (deferrals included)
+    drop = write_config(tmp_path / 'drop.json', {**raw, 'concurrency': {'executor': 'inline'},
+                                                 'selection': {**raw['selection'], 'on_defer': 'drop'}})
+    assert search_command(drop, tmp_path / 'drop') == 0
+    assert deferral_counts(tmp_path / 'drop' / 'events.jsonl') == (27, 76, 0)
+    s = json.loads((tmp_path / 'drop' / 'summary.json').read_text())
+    assert (s['surrogate_deferrals'], s['deferrals_measured'], s['deferrals_dropped'], s['evaluations_paid']) == (27, 0, 27, 76)
+    assert (s['stop_reason'], s['steps_completed']) == ('steps', 10)
 
 def test_debug_runs_one_step_one_child(tmp_path):
     r = search('--config', 'toy/standard.json', '--output-dir', tmp_path / 'run', '--debug')
@@ -120,7 +151,8 @@ log = FileEventLog(sys.argv[1]); log.open(); print('locked', flush=True); time.s
 """
 
 # The crash runs (a), (b), (c): toy L = 8 onemax, seed 0, batch 2, 3 steps, inline executor; 10% mutator failures and invalid
-# kernels; oracle (0.9, 0.7) with 10% failures.
+# kernels; oracle (0.9, 0.7) with 10% failures. (d), (e): (a) and (c) with an oracle of accuracy 0.5 that defers every wrong
+# forecast, measured: 7 deferrals of 13 paid evaluations; with max_evaluations 7, 3 of the 7, and one candidate skipped.
 CRASH_A = {'mode': 'surrogate_filtered', 'seed': 0, 'problem': {'kind': 'toy', 'length': 8}, 'budgets': {'max_steps': 3},
            'search': {'batch_size': 2, 'samples_per_parent': 4, 'eval_per_parent': 2, 'archive_top_k': 2},
            'mutator': {'kind': 'toy', 'fail_rate': 0.1, 'invalid_rate': 0.1},
@@ -130,6 +162,9 @@ CRASH = {'a': CRASH_A,
          'b': {**CRASH_A, 'mode': 'standard', 'surrogate': None,
                'search': {'batch_size': 2, 'samples_per_parent': 4, 'eval_per_parent': 4, 'archive_top_k': 2}},
          'c': {**CRASH_A, 'budgets': {'max_steps': 3, 'max_evaluations': 7}}}
+CRASH['d'] = {**CRASH_A, 'surrogate': {**CRASH_A['surrogate'], 'accuracy': 0.5, 'defer_when_wrong': 1.0}}
+CRASH['e'] = {**CRASH['d'], 'budgets': {'max_steps': 3, 'max_evaluations': 7}}
+CRASH_COUNTS = {'d': ('steps', 13, 7, 0), 'e': ('evaluations', 7, 3, 1)}  # stop, paid, deferrals measured, skipped
 
 def run_in_process(config, path: Path):
     p = make_providers(config)
@@ -142,8 +177,10 @@ def test_resume_from_every_prefix_matches_the_uninterrupted_run(tmp_path, name):
     config = config_from_dict(CRASH[name])
     want = run_in_process(config, tmp_path / 'full.jsonl')
     lines = (tmp_path / 'full.jsonl').read_bytes().splitlines(keepends=True)
-    assert want[1]['stop_reason'] == ('evaluations' if name == 'c' else 'steps')
+    assert want[1]['stop_reason'] == ('evaluations' if name in ('c', 'e') else 'steps')
     if name == 'c': assert want[1]['evaluations_paid'] == 7
+    if name in CRASH_COUNTS:
+        assert tuple(want[1][k] for k in ('stop_reason', 'evaluations_paid', 'deferrals_measured', 'skipped')) == CRASH_COUNTS[name]
     path = tmp_path / 'events.jsonl'
     for k in range(len(lines) + 1):
         for torn in ((False, True) if k < len(lines) else (False,)):
@@ -161,7 +198,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
     raw = {'preset': 'surrogate_filtered', 'problem': {'kind': 'toy', 'length': 12}, 'budgets': {'max_steps': 4},
            'search': {'samples_per_parent': 6, 'eval_per_parent': 3, 'archive_top_k': 2},
            'mutator': {'kind': 'toy', 'fail_rate': 0.1, 'invalid_rate': 0.1, 'delay_s': 0.03},
-           'surrogate': {'kind': 'toy_oracle', 'fail_rate': 0.1},
+           'surrogate': {'kind': 'toy_oracle', 'fail_rate': 0.1, 'accuracy': 0.6, 'defer_when_wrong': 0.5},
            'concurrency': {'mutator': 3, 'surrogate': 2, 'evaluator': 2}}
     config = write_config(tmp_path / 'toy.json', raw)
     assert search_command(config, tmp_path / 'reference') == 0  # uninterrupted, in-process (same config, same outputs)
@@ -188,5 +225,6 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
     assert outputs(run_dir) == outputs(tmp_path / 'reference')
     summary = json.loads((run_dir / 'summary.json').read_text())
     assert summary['process_runs'] == kills + 1
+    assert summary['deferrals_measured'] > 0 and summary['deferrals_measured'] == summary['surrogate_deferrals']
     resumed = [e for e in read_events(log) if e.kind == 'run_resumed']
     assert any(e.dropped_bytes > 0 for e in resumed)

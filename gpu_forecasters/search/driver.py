@@ -12,11 +12,11 @@ __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 
            'config_of', 'usage_at', 'decide', 'run_versions', 'seed_code_of', 'initial_event', 'DecisionMismatch',
            'LogInvalid', 'replay', 'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json',
            'evaluation_event', 'Summary', 'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs',
-           'ConfigMismatch', 'SeedUnavailable', 'config_diff', 'SearchDriver', 'surrogate_query', 'Providers',
-           'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate',
-           'simulation_arms', 'simulation_summary', 'evaluations_to_match']
+           'ConfigMismatch', 'SeedUnavailable', 'config_diff', 'logged_config', 'SearchDriver', 'surrogate_query',
+           'Providers', 'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main',
+           'simulate', 'simulation_arms', 'simulation_summary', 'evaluations_to_match']
 
-# %% ../../nbs/24_search.ipynb #f879cb03
+# %% ../../nbs/24_search.ipynb #23301b5c
 import argparse, asyncio, bisect, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
 from dataclasses import asdict, dataclass
 from fractions import Fraction
@@ -35,8 +35,8 @@ from ..mutation import MutationTimeout, feedback_of
 from ..prompts import SurrogateQuery, UnknownHardwareError, hardware_profile
 from .puct import CODE_HASH_SCHEME, SCALE_FLOOR, global_scale, normalized_code_hash, puct_scores, select_parents, _node_columns, _pick, _score_parts
 from .events import (
-    RULES, CandidateDeduplicated, CandidatesSkipped, DeferredEntry, EvaluationCompleted, EvaluationFailed,
-    EvaluationRequested, FileEventLog, ForecastCompleted, ForecastFailed, ForecastRequested, LogCorrupt, MemoryEventLog,
+    ON_DEFER, RULES, CandidateDeduplicated, CandidatesSkipped, DeferredEntry, EvaluationCompleted, EvaluationFailed,
+    EvaluationRequested, FileEventLog, ForecastCompleted, ForecastDeferred, ForecastFailed, ForecastRequested, LogCorrupt, MemoryEventLog,
     MutationCompleted, MutationFailed, MutationRequested, ParentEntry, ReducerError, RequestRedispatched,
     RunDirectoryLocked, RunEnvironment, RunResumed, RunVersions, SearchInitialized, SearchState, SearchStopped,
     SeedEvaluationCompleted, SeedEvaluationFailed, SeedEvaluationRequested, SelectedEntry, SelectionMade, StepCompleted,
@@ -45,7 +45,7 @@ from .events import (
 from .events import TERMINAL_STATES, DedupVerdict, _Fold, _local, _lower_ids
 from .toy import NoisyOracleSurrogate, ToyEvaluator, ToyMutator, ToyProblem
 
-# %% ../../nbs/24_search.ipynb #c8559da9
+# %% ../../nbs/24_search.ipynb #49e97386
 MODES = ("standard", "surrogate_filtered")
 PRESETS = {  # the paper's two arms (script 00 and 04): 40 steps, batch 2, c = 1.0, capacity 1000
     "standard": {"mode": "standard", "budgets": {"max_steps": 40},
@@ -102,6 +102,7 @@ class SelectionSettings(_Strict):
     rule: Literal[RULES] = "expected_bin"
     threshold: float | None = None  # in the rule's unit; lower scores are deferred even when slots remain
     anchor: Literal["seed", "parent"] = "seed"
+    on_defer: Literal[ON_DEFER] = "measure"  # a candidate the surrogate deferred: measured (paid, outside eval_per_parent) or dropped
 
 class Budgets(_Strict):
     max_steps: int = Field(40, ge=0)
@@ -150,6 +151,7 @@ class ToyOracleConfig(_Strict):
     accuracy: float = Field(0.9, ge=0, le=1)
     peak: float = Field(0.7, ge=0.125, le=1)
     fail_rate: float = Field(0.0, ge=0, le=1)
+    defer_when_wrong: float = Field(0.0, ge=0, le=1)  # the oracle's abstain mode: defer a wrong peak with this probability
 
 class PackEvaluatorConfig(_Strict):
     kind: Literal["modal", "local"]
@@ -333,7 +335,7 @@ def config_of(state: SearchState) -> SearchConfig:
     _CONFIGS[id(raw)] = (raw, config)
     return config
 
-# %% ../../nbs/24_search.ipynb #ddcccff7
+# %% ../../nbs/24_search.ipynb #2051c631
 def _blocked(state: SearchState, b: Budgets, call: str) -> str | None:
     "The budget that blocks a new request of kind `call`, or None."
     if b.max_evaluations is not None and state.evaluations_requested >= b.max_evaluations: return "evaluations"
@@ -393,7 +395,9 @@ def _selection(state: SearchState, c: SearchConfig, pi: int) -> SelectionMade:
                          deferred=[DeferredEntry(request_id=r, score=s, why=w) for r, s, w in deferred], at=PLACEHOLDER_AT)
 
 def _position(state: SearchState, cand, call: str) -> int:
-    return cand.selection_rank if call == "evaluation" and state.params.surrogate else cand.slot
+    if call != "evaluation" or not state.params.surrogate: return cand.slot
+    if cand.selection_rank is not None: return cand.selection_rank
+    return state.params.eval_per_parent + cand.slot  # a measured deferral: after the selected siblings
 
 def _redispatches(state: SearchState) -> list:
     out = []
@@ -404,7 +408,7 @@ def _redispatches(state: SearchState) -> list:
             out.append(((cand.parent_index, _position(state, cand, call), _CALL_ORDER[call]), Dispatch(call, rid, cand.step, False)))
     return out
 
-# %% ../../nbs/24_search.ipynb #be07ce74
+# %% ../../nbs/24_search.ipynb #9a4cb37f
 def _decide_seed(state: SearchState, c: SearchConfig) -> Decision:
     if state.seed_in_flight is not None: return Decision((), (Dispatch("seed_evaluation", "seed", None, False),))
     attempt = len(state.seed_attempts) + 1
@@ -423,10 +427,11 @@ def _step_completed(state: SearchState) -> StepCompleted:
 
 class _ParentPlan:
     "What `decide` reads of one parent's slate in an open step that is not stopping (see `_parent_plan`)."
-    __slots__ = ("dups", "wanted", "calls", "selectable_if_drained", "spp", "present", "open", "undrained", "forecast")
-    def __init__(self, dups, wanted, selectable_if_drained, spp, present, open, undrained, forecast):
+    __slots__ = ("dups", "wanted", "calls", "selectable_if_drained", "spp", "present", "open", "undrained", "forecast", "waiting")
+    def __init__(self, dups, wanted, selectable_if_drained, spp, present, open, undrained, forecast, waiting=0):
         self.dups, self.wanted, self.selectable_if_drained, self.spp = dups, wanted, selectable_if_drained, spp
         self.present, self.open, self.undrained, self.forecast = present, open, undrained, forecast  # candidate counts
+        self.waiting = waiting  # deferred candidates to be measured once the slate settles (then they are wanted)
         self.calls = {}  # call kind -> how many wanted requests of that kind
         for _, call, _ in wanted.values(): self.calls[call] = self.calls.get(call, 0) + 1
 
@@ -460,6 +465,7 @@ def _parent_plan(state: SearchState, record, pi: int) -> _ParentPlan:
     parent_id = record.started.parents[pi].kernel_id
     surrogate, dedup, cache, get = params.surrogate, params.dedup_before_evaluation, state.cache, record.candidates.get
     released, present, open_, undrained, forecast, first_of_hash, dups, wanted = True, 0, 0, 0, 0, {}, [], {}
+    deferrals, unsettled = [], 0  # measured deferrals (request id, slot); candidates before the selection
     for slot, rid in enumerate(_lower_ids(step, pi, params.samples_per_parent)):  # the request ids of the slots
         x = get(rid)
         if x is None:  # not requested yet
@@ -478,13 +484,21 @@ def _parent_plan(state: SearchState, record, pi: int) -> _ParentPlan:
             elif surrogate: wanted[rid] = ((pi, slot, 1), "forecast", slot)
             else: wanted[rid] = ((pi, slot, 2), "evaluation", slot)
         elif status == "selected": wanted[rid] = ((pi, x.selection_rank, 2), "evaluation", slot)
+        elif status == "forecast_deferred": deferrals.append((rid, slot))
         if status == "mutating": released = False
         if h is not None and h not in first_of_hash: first_of_hash[h] = rid
         if status == "forecast": forecast += 1
-        elif status not in TERMINAL_STATES: undrained += 1
+        elif status not in TERMINAL_STATES and status != "forecast_deferred": undrained += 1
         if status not in TERMINAL_STATES: open_ += 1
+        if status in _BEFORE_SELECTION: unsettled += 1
+    waiting = len(deferrals)
+    if deferrals and present == params.samples_per_parent and not unsettled:  # measured after the selected siblings
+        for rid, slot in deferrals: wanted[rid] = ((pi, params.eval_per_parent + slot, 2), "evaluation", slot)
+        waiting = 0
     return _ParentPlan(dups, wanted, surrogate and parent_id not in record.selections, params.samples_per_parent,
-                       present, open_, undrained, forecast)
+                       present, open_, undrained, forecast, waiting)
+
+_BEFORE_SELECTION = ("mutating", "mutated", "forecasting", "forecast")  # a slate holding one has not settled
 
 def _plans(state: SearchState) -> list[_ParentPlan]:
     record = state.open_step
@@ -598,7 +612,7 @@ def initial_event(config: SearchConfig, # the resolved config
     return SearchInitialized(run_id=run_id or uuid.uuid4().hex, config=cfg, config_hash=config_hash(cfg), versions=run_versions(),
                              environment=env, providers=dict(providers or {}), seed_code=seed, seed_code_hash=normalized_code_hash(seed))
 
-# %% ../../nbs/24_search.ipynb #3cf53438
+# %% ../../nbs/24_search.ipynb #9ca3961e
 DECISION_KINDS = ("step_started", "candidate_deduplicated", "selection_made", "stop_requested", "candidates_skipped",
                   "step_completed", "search_stopped")
 REQUEST_KINDS = ("seed_evaluation_requested", "mutation_requested", "forecast_requested", "evaluation_requested")
@@ -818,9 +832,9 @@ class _ReplayCheck:
         if settled is not None or e.kind in _CANDIDATE_EVENTS:
             pi = self.parent_of.get(e.request_id)
             if pi is None: self.plans = [None] * len(plans)
-            elif settled is not None and self.settling == settled[0] and plans[pi] is not None:
+            elif settled is not None and self.settling == settled[0] and plans[pi] is not None and not plans[pi].waiting:
                 plans[pi].settle(settled[1])  # the reducer moved it from settled[0] (not a re-application)
-            elif e.kind == "candidate_deduplicated" and self.settling == "mutated" and plans[pi] is not None:
+            elif e.kind == "candidate_deduplicated" and self.settling == "mutated" and plans[pi] is not None and not plans[pi].waiting:
                 plans[pi].deduplicated(e.request_id)  # the reducer moved it from mutated to duplicate
             else: plans[pi] = None  # a candidate event changes only its parent's plan
         elif e.kind == "selection_made" and self.step is not None:  # it changes only its parent's candidates and selection
@@ -830,8 +844,8 @@ class _ReplayCheck:
         else: self.plans = [None] * len(plans)
 
 _CANDIDATE_EVENTS = frozenset(("mutation_requested", "mutation_completed", "mutation_failed", "candidate_deduplicated",
-                               "forecast_requested", "forecast_completed", "forecast_failed", "evaluation_requested",
-                               "evaluation_completed", "evaluation_failed"))
+                               "forecast_requested", "forecast_completed", "forecast_failed", "forecast_deferred",
+                               "evaluation_requested", "evaluation_completed", "evaluation_failed"))
 _CHECKED = frozenset(DECISION_KINDS + REQUEST_KINDS)
 
 def replay(events: Sequence, # the logged events, in order
@@ -855,7 +869,7 @@ def replay(events: Sequence, # the logged events, in order
             finally: _local.fold, _local.fence = None, None
     return state
 
-# %% ../../nbs/24_search.ipynb #3ad54a1c
+# %% ../../nbs/24_search.ipynb #a9c2e707
 def _reason(text) -> str:
     text = str(text)
     return text if len(text) <= 2000 else text[:1985] + " [truncated]"
@@ -919,7 +933,7 @@ def forecast_event(step: int, rid: str, outcome: str, value, latency_s: float | 
         kind = {"timeout": "timeout", "parse": "bad_result"}.get(value.error_kind, "provider_error")
         return ForecastFailed(**common, error_kind=kind, reason=_reason(value.error), usage=usage)
     if value.deferral is not None:
-        return ForecastFailed(**common, error_kind="abstained", reason=_reason(getattr(value.deferral, "reason", "deferred")), usage=usage)
+        return ForecastDeferred(**common, reason=_reason(getattr(value.deferral, "reason", None) or "deferred"), usage=usage)
     problem = forecast_problem(value.forecast)
     if problem: return ForecastFailed(**common, error_kind="bad_result", reason=_reason(problem), usage=usage)
     return ForecastCompleted(**common, forecast=forecast_to_record(value.forecast), usage=usage)
@@ -953,7 +967,7 @@ def evaluation_event(step: int | None, rid: str, outcome: str, value, latency_s:
     if seed: return SeedEvaluationCompleted(evaluation=j, latency_s=latency_s)
     return EvaluationCompleted(step=step, request_id=rid, evaluation=j, latency_s=latency_s)
 
-# %% ../../nbs/24_search.ipynb #99469103
+# %% ../../nbs/24_search.ipynb #ac52dd2b
 @dataclass(frozen=True)
 class Summary:
     "The run's `summary.json`."
@@ -971,6 +985,9 @@ class Summary:
     selected: int
     deferred_rank: int
     deferred_threshold: int
+    surrogate_deferrals: int  # the surrogate deferred to a measurement (forecast_deferred)
+    deferrals_measured: int  # of those, terminal paid evaluations (part of evaluations_paid)
+    deferrals_dropped: int  # of those, dropped (selection.on_defer "drop")
     duplicates_known: int
     duplicates_sibling: int
     skipped: int
@@ -1007,7 +1024,8 @@ def summary_of(state: SearchState, # a folded log
                    evaluations_unsuccessful=c.evaluations_unsuccessful, evaluation_failures=c.evaluation_failures,
                    mutations_requested=c.mutations_requested, mutation_failures=c.mutation_failures,
                    forecasts_completed=c.forecasts_completed, forecast_failures=c.forecast_failures, selected=c.selected,
-                   deferred_rank=c.deferred_rank, deferred_threshold=c.deferred_threshold, duplicates_known=c.duplicates_known,
+                   deferred_rank=c.deferred_rank, deferred_threshold=c.deferred_threshold, surrogate_deferrals=c.surrogate_deferrals,
+                   deferrals_measured=c.deferrals_measured, deferrals_dropped=c.deferrals_dropped, duplicates_known=c.duplicates_known,
                    duplicates_sibling=c.duplicates_sibling, skipped=c.skipped, redispatches=c.redispatches,
                    seed_reward=state.seed_reward, best_reward=best[0], best_kernel_id=best[1], best_step=best[2],
                    budgets=dict(state.config.get("budgets") or {}), budget_use=use,
@@ -1063,7 +1081,7 @@ def write_outputs(state: SearchState, # a folded log
     atomic_write_text(run_dir / "trajectory.csv", _csv(trajectory_rows(state)))
     if state.best is not None: atomic_write_text(run_dir / "best_kernel.py", _code_of(state, state.best[1]))
 
-# %% ../../nbs/24_search.ipynb #31516985
+# %% ../../nbs/24_search.ipynb #eb941c1d
 class ConfigMismatch(ConfigError):
     "A resume whose config differs from the logged one outside `concurrency.*` and `log.*`."
     def __init__(self, diffs: list):
@@ -1090,6 +1108,12 @@ def config_diff(logged: Mapping, # the logged config
     return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 def _operational(field: str) -> bool: return field.split(".", 1)[0] in OPERATIONAL
+
+def logged_config(raw: Mapping, # the config of a `search_initialized` event
+                 ) -> dict:
+    "A logged config as this version reads it (`config_of`): fields it lacks take their defaults; the raw dict if it no longer validates."
+    try: return config_from_dict(raw, where="the logged config").to_json()
+    except ConfigError: return dict(raw)  # replay names what is wrong with it
 
 _PROVIDER = {"seed_evaluation": "evaluator", "evaluation": "evaluator", "mutation": "mutator", "forecast": "surrogate"}
 
@@ -1135,7 +1159,7 @@ class SearchDriver:
             self._close()
             self.log.close()
 
-# %% ../../nbs/24_search.ipynb #0d625ddc
+# %% ../../nbs/24_search.ipynb #b8f797cd
 def _can_price(provider, toy: bool) -> bool:
     if hasattr(provider, "can_price"): return bool(provider.can_price())
     return toy  # the toy and scripted providers report a cost of 0.0
@@ -1165,7 +1189,7 @@ def _start(self: SearchDriver, events: list) -> SearchState:
         if self.run_dir is not None: atomic_write_text(self.run_dir / "config.json", json.dumps(given, indent=2) + "\n")
         return self._append(SearchState(), init)
     state = replay(events, getattr(self.log, "path", None))
-    diffs = config_diff(state.config, given)
+    diffs = config_diff(logged_config(state.config), given)
     mismatch = [d for d in diffs if not _operational(d[0])]
     if mismatch: raise ConfigMismatch(mismatch)
     if state.stopped is not None: return state
@@ -1340,7 +1364,7 @@ def _close(self: SearchDriver):
     self._loop = self._inline_loop = None
     self._running.clear()
 
-# %% ../../nbs/24_search.ipynb #5032bf95
+# %% ../../nbs/24_search.ipynb #90ff4dda
 @dataclass
 class Providers:
     "The providers of a run; `close()` releases the evaluator's back-end."
@@ -1365,7 +1389,8 @@ def make_providers(config: SearchConfig, # a resolved config
         mutator = ToyMutator(problem, config.seed, m.flips, m.fail_rate, m.invalid_rate, m.delay_s, m.hang_request_ids)
         evaluator = ToyEvaluator(problem, config.seed, ev.gpu_seconds_per_eval, ev.fail_rate)
         s = config.surrogate
-        surrogate = NoisyOracleSurrogate(problem, config.seed, s["accuracy"], s["peak"], s["fail_rate"]) if s else None
+        surrogate = NoisyOracleSurrogate(problem, config.seed, s["accuracy"], s["peak"], s["fail_rate"],
+                                         defer_when_wrong=s["defer_when_wrong"]) if s else None
         return Providers(mutator, evaluator, surrogate)
     from gpu_forecasters.backends import BackendUnavailable, PackEvaluator, get_backend, load_eval_config
     from gpu_forecasters.mutation import LiteLLMMutator, context_for_pack
@@ -1389,7 +1414,7 @@ def make_providers(config: SearchConfig, # a resolved config
         if evaluator is not None: evaluator.close()
         raise ConfigError(f"cannot set up the providers: {type(e).__name__}: {e}") from None
 
-# %% ../../nbs/24_search.ipynb #7d8cfb4a
+# %% ../../nbs/24_search.ipynb #3b8dc096
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_BAD_LOG, EXIT_SEED_UNAVAILABLE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 def _say(message: str): print(f"gpu-forecasters search: {message}", file=sys.stderr, flush=True)
@@ -1412,7 +1437,7 @@ def _check_run_dir(run_dir: Path, config: SearchConfig):
         return
     logged = read_events(log_path)  # no lock, no writes; LogCorrupt for a bad line
     if logged and logged[0].kind == "search_initialized":
-        mismatch = [d for d in config_diff(logged[0].config, config.to_json()) if not _operational(d[0])]
+        mismatch = [d for d in config_diff(logged_config(logged[0].config), config.to_json()) if not _operational(d[0])]
         if mismatch: raise ConfigMismatch(mismatch)
 
 def _raise_interrupt(signum, frame): raise KeyboardInterrupt
@@ -1432,7 +1457,8 @@ def search_command(config, # a config file, or a shipped name such as "toy/stand
         driver = SearchDriver(cfg, providers.mutator, providers.evaluator, providers.surrogate, run_dir=run_dir,
                               progress=lambda s: _say(progress_line(s)))
         s = driver.run()
-        _say(f"stopped ({s.stop_reason}) after {s.steps_completed} steps: {s.evaluations_paid} paid evaluations, "
+        deferrals = f" ({s.deferrals_measured} deferred by the surrogate)" if s.deferrals_measured else ""
+        _say(f"stopped ({s.stop_reason}) after {s.steps_completed} steps: {s.evaluations_paid} paid evaluations{deferrals}, "
              f"{s.budget_use['gpu_seconds']:.1f} GPU-s, best reward {_fmt(s.best_reward)} ({s.best_kernel_id}); outputs in {run_dir}")
         return EXIT_OK
     except KeyboardInterrupt:

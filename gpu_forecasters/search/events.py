@@ -4,17 +4,17 @@
 
 # %% auto #0
 __all__ = ['AT_PATTERN', 'SCHEMA', 'ERROR_KINDS', 'STOP_REASONS', 'RULES', 'ErrorKind', 'StopReason', 'Event', 'EVENT_TYPES',
-           'MODES', 'REPRODUCIBLE_OUTCOMES', 'CANDIDATE_STATES', 'TERMINAL_STATES', 'IN_FLIGHT_STATES', 'Usage',
-           'utc_now', 'RunVersions', 'RunEnvironment', 'ParentEntry', 'SelectedEntry', 'DeferredEntry',
+           'MODES', 'ON_DEFER', 'REPRODUCIBLE_OUTCOMES', 'CANDIDATE_STATES', 'TERMINAL_STATES', 'IN_FLIGHT_STATES',
+           'Usage', 'utc_now', 'RunVersions', 'RunEnvironment', 'ParentEntry', 'SelectedEntry', 'DeferredEntry',
            'SearchInitialized', 'RunResumed', 'SeedEvaluationRequested', 'SeedEvaluationCompleted',
            'SeedEvaluationFailed', 'StepStarted', 'RequestRedispatched', 'StopRequested', 'CandidatesSkipped',
            'StepCompleted', 'SearchStopped', 'MutationRequested', 'MutationCompleted', 'MutationFailed',
-           'CandidateDeduplicated', 'ForecastRequested', 'ForecastCompleted', 'ForecastFailed', 'SelectionMade',
-           'EvaluationRequested', 'EvaluationCompleted', 'EvaluationFailed', 'EventDecodeError', 'encode_event',
-           'decode_event', 'LogCorrupt', 'RunDirectoryLocked', 'read_events', 'FileEventLog', 'MemoryEventLog',
-           'SearchParams', 'search_reward', 'evaluation_outcome', 'request_id', 'parse_request_id', 'Candidate',
-           'StepRecord', 'CacheEntry', 'SeedAttempt', 'Counters', 'LlmUse', 'History', 'SearchState', 'DedupVerdict',
-           'is_released', 'dedup_verdict', 'parent_candidates', 'slate_drained', 'parent_done', 'Fence',
+           'CandidateDeduplicated', 'ForecastRequested', 'ForecastCompleted', 'ForecastFailed', 'ForecastDeferred',
+           'SelectionMade', 'EvaluationRequested', 'EvaluationCompleted', 'EvaluationFailed', 'EventDecodeError',
+           'encode_event', 'decode_event', 'LogCorrupt', 'RunDirectoryLocked', 'read_events', 'FileEventLog',
+           'MemoryEventLog', 'SearchParams', 'search_reward', 'evaluation_outcome', 'request_id', 'parse_request_id',
+           'Candidate', 'StepRecord', 'CacheEntry', 'SeedAttempt', 'Counters', 'LlmUse', 'History', 'SearchState',
+           'DedupVerdict', 'is_released', 'dedup_verdict', 'parent_candidates', 'slate_drained', 'parent_done', 'Fence',
            'compute_fence', 'ReducerError', 'NotInitialized', 'InvalidTransition', 'UnknownId', 'StepMismatch',
            'ConflictingDuplicate', 'AlreadyStopped', 'apply_event', 'fold']
 
@@ -40,10 +40,10 @@ class Usage(_Frozen):
     reasoning_tokens: int | None = Field(default=None, ge=0)  # part of the output, when reported
     cost_usd: float | None = Field(default=None, ge=0)  # None when the call could not be priced
 
-# %% ../../nbs/21_events.ipynb #d6eaf419
+# %% ../../nbs/21_events.ipynb #aef8303f
 AT_PATTERN = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$"  # what `at` looks like
 SCHEMA = 1  # the log schema this module reads and writes
-ERROR_KINDS = ("timeout", "provider_error", "bad_result", "abstained", "no_code_block")
+ERROR_KINDS = ("timeout", "provider_error", "bad_result", "abstained", "no_code_block")  # "abstained": read, no longer written
 STOP_REASONS = ("steps", "evaluations", "gpu_seconds", "llm_tokens", "llm_cost_usd", "target_reward",
                 "mutator_unavailable", "surrogate_unavailable")
 RULES = ("expected_bin", "predicted_bin", "p_faster", "expected_log_speedup", "expected_improvement")
@@ -168,7 +168,7 @@ class SearchStopped(_Event):
     kind: Literal["search_stopped"] = "search_stopped"
     reason: StopReason
 
-# %% ../../nbs/21_events.ipynb #7333d832
+# %% ../../nbs/21_events.ipynb #455079b9
 class MutationRequested(_Event):
     kind: Literal["mutation_requested"] = "mutation_requested"
     step: int
@@ -225,6 +225,15 @@ class ForecastFailed(_Event):
     usage: Usage | None = None
     latency_s: float | None = None
 
+class ForecastDeferred(_Event):
+    "The surrogate declined to forecast and deferred the pair to a real measurement (abstain mode)."
+    kind: Literal["forecast_deferred"] = "forecast_deferred"
+    step: int
+    request_id: str
+    reason: str  # the surrogate's reason (the argument of `defer_to_real_evaluator`)
+    usage: Usage | None = None
+    latency_s: float | None = None
+
 class SelectionMade(_Event):
     "One atomic selection per parent: every forecast candidate, selected or deferred, with its score."
     kind: Literal["selection_made"] = "selection_made"
@@ -256,12 +265,13 @@ class EvaluationFailed(_Event):
     reason: str
     latency_s: float | None = None
 
-# %% ../../nbs/21_events.ipynb #cb80e542
+# %% ../../nbs/21_events.ipynb #d7e5a780
 Event = Annotated[Union[
     SearchInitialized, RunResumed, SeedEvaluationRequested, SeedEvaluationCompleted, SeedEvaluationFailed,
     StepStarted, MutationRequested, MutationCompleted, MutationFailed, CandidateDeduplicated, ForecastRequested,
-    ForecastCompleted, ForecastFailed, SelectionMade, EvaluationRequested, EvaluationCompleted, EvaluationFailed,
-    RequestRedispatched, StopRequested, CandidatesSkipped, StepCompleted, SearchStopped], Field(discriminator="kind")]
+    ForecastCompleted, ForecastFailed, ForecastDeferred, SelectionMade, EvaluationRequested, EvaluationCompleted,
+    EvaluationFailed, RequestRedispatched, StopRequested, CandidatesSkipped, StepCompleted, SearchStopped],
+    Field(discriminator="kind")]
 EVENT_TYPES = {t.model_fields["kind"].default: t for t in Event.__origin__.__args__}  # kind -> model
 _EVENT_ADAPTER = TypeAdapter(Event)
 
@@ -421,8 +431,9 @@ class MemoryEventLog:
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
-# %% ../../nbs/21_events.ipynb #3f7bc530
+# %% ../../nbs/21_events.ipynb #e7ed760c
 MODES = ("standard", "surrogate_filtered")
+ON_DEFER = ("measure", "drop")  # what a surrogate's deferral leads to (`selection.on_defer`)
 _MODE_DEFAULTS = {"standard": {"samples_per_parent": 4, "eval_per_parent": 4, "archive_top_k": 2},
                   "surrogate_filtered": {"samples_per_parent": 16, "eval_per_parent": 4, "archive_top_k": 4}}
 
@@ -441,6 +452,7 @@ class SearchParams:
     surrogate_failure_counts_as_failed_rollout: bool = False
     provider_outage_steps: int = 3
     anchor: str = "seed"  # selection.anchor: "seed" or "parent"
+    on_defer: str = "measure"  # selection.on_defer: a deferred candidate is measured ("measure") or dropped ("drop")
     max_steps: int = 40
     max_evaluations: int | None = None
     reward: Mapping = field(default_factory=lambda: {"kind": "speedup"})
@@ -451,12 +463,14 @@ class SearchParams:
         mode = config.get("mode")
         if mode not in MODES: raise ValueError(f"config.mode must be one of {MODES}, got {mode!r}")
         search = {**_MODE_DEFAULTS[mode], **(config.get("search") or {})}
-        names = {f for f in cls.__dataclass_fields__} - {"mode", "anchor", "max_steps", "max_evaluations", "reward"}
+        names = {f for f in cls.__dataclass_fields__} - {"mode", "anchor", "on_defer", "max_steps", "max_evaluations", "reward"}
         kwargs = {k: search[k] for k in names if k in search}
         budgets, selection = config.get("budgets") or {}, config.get("selection") or {}
         if "max_steps" in budgets: kwargs["max_steps"] = budgets["max_steps"]
         kwargs["max_evaluations"] = budgets.get("max_evaluations")
         kwargs["anchor"] = selection.get("anchor") or "seed"
+        kwargs["on_defer"] = selection.get("on_defer") or "measure"  # a config logged before the field existed: the default
+        if kwargs["on_defer"] not in ON_DEFER: raise ValueError(f"selection.on_defer must be one of {ON_DEFER}, got {kwargs['on_defer']!r}")
         kwargs["reward"] = config.get("reward") or {"kind": "speedup"}
         return cls(mode=mode, **kwargs)
 
@@ -491,7 +505,7 @@ def evaluation_outcome(evaluation: Mapping, # the evaluator's `Evaluation` JSON
         return fb["kind"] if fb else "infrastructure_failure"
     return evaluation.get("paper_failure_kind") or "infrastructure_failure"
 
-# %% ../../nbs/21_events.ipynb #2005793c
+# %% ../../nbs/21_events.ipynb #9876ded7
 class _Fold:
     "What one running `fold` owns: the objects it made (changed in place from then on) and its archive index."
     __slots__ = ("owned", "index")
@@ -537,9 +551,10 @@ def _with(d: Mapping, key, value) -> dict:
     if ctx is not None: ctx.owned[id(new)] = new
     return new
 
-CANDIDATE_STATES = ("mutating", "mutated", "duplicate", "forecasting", "forecast", "selected", "deferred", "evaluating",
-                    "evaluated", "mutation_failed", "forecast_failed", "eval_failed", "skipped")
-TERMINAL_STATES = ("mutation_failed", "duplicate", "forecast_failed", "deferred", "evaluated", "eval_failed", "skipped")
+CANDIDATE_STATES = ("mutating", "mutated", "duplicate", "forecasting", "forecast", "forecast_deferred", "selected", "deferred",
+                    "evaluating", "evaluated", "mutation_failed", "forecast_failed", "deferral_dropped", "eval_failed", "skipped")
+TERMINAL_STATES = ("mutation_failed", "duplicate", "forecast_failed", "deferral_dropped", "deferred", "evaluated", "eval_failed",
+                   "skipped")
 IN_FLIGHT_STATES = {"mutating": "mutation", "forecasting": "forecast", "evaluating": "evaluation"}  # state -> call
 _REQUEST_ID = re.compile(r"^s(\d+)-p(\d+)-c(\d+)$")
 
@@ -578,6 +593,7 @@ class Candidate:
     reward: float | None = None  # the search reward R of its evaluation
     outcome: str | None = None  # the evaluation's outcome, or eval_failed
     error_kind: str | None = None  # of the failed call
+    defer_reason: str | None = None  # the surrogate's reason, when it deferred the forecast
     events: Mapping = field(default_factory=dict, repr=False)  # kind -> applied event (duplicate detection)
 
     @property
@@ -613,7 +629,7 @@ class SeedAttempt:
     requested: SeedEvaluationRequested
     failed: SeedEvaluationFailed | None = None
 
-# %% ../../nbs/21_events.ipynb #fcce86a2
+# %% ../../nbs/21_events.ipynb #ad930f9e
 @dataclass(frozen=True)
 class Counters:
     "Event counts the summary reports (`summary.json`)."
@@ -624,6 +640,9 @@ class Counters:
     selected: int = 0
     deferred_rank: int = 0
     deferred_threshold: int = 0
+    surrogate_deferrals: int = 0  # forecast_deferred: the surrogate deferred to a measurement
+    deferrals_measured: int = 0  # terminal evaluations of deferred candidates (part of evaluations_paid)
+    deferrals_dropped: int = 0  # deferred candidates not measured (selection.on_defer "drop")
     duplicates_known: int = 0
     duplicates_sibling: int = 0
     skipped: int = 0
@@ -781,7 +800,7 @@ class SearchState:
                     if c.status in IN_FLIGHT_STATES]
         return out
 
-# %% ../../nbs/21_events.ipynb #5d3e3d44
+# %% ../../nbs/21_events.ipynb #b411f22b
 @dataclass(frozen=True)
 class DedupVerdict:
     source: str  # known or sibling
@@ -881,12 +900,14 @@ def parent_candidates(record: StepRecord, parent_index: int) -> list[Candidate]:
 _BY_SLOT = operator.attrgetter("slot")
 
 def slate_drained(state: SearchState, parent_index: int) -> bool:
-    "All slots of the parent requested, every candidate terminal or `forecast`."
+    "All slots of the parent requested, every candidate terminal, `forecast` or `forecast_deferred`."
     return _drained(parent_candidates(state.open_step, parent_index), state.params.samples_per_parent)
 
 def _drained(slate: list, samples_per_parent: int) -> bool:
     "`slate_drained` of a parent's candidates (in slot order)."
-    return len(slate) == samples_per_parent and all(c.terminal or c.status == "forecast" for c in slate)
+    return len(slate) == samples_per_parent and all(c.terminal or c.status in _DRAINED_OPEN for c in slate)
+
+_DRAINED_OPEN = ("forecast", "forecast_deferred")  # the open states a drained slate may hold
 
 def parent_done(state: SearchState, parent_index: int) -> bool:
     "All slots requested (or the run stopping) and every candidate terminal."
@@ -894,7 +915,7 @@ def parent_done(state: SearchState, parent_index: int) -> bool:
     complete = len(cands) == state.params.samples_per_parent or state.stopping
     return complete and all(c.terminal for c in cands)
 
-# %% ../../nbs/21_events.ipynb #9e0bd6b0
+# %% ../../nbs/21_events.ipynb #b101f9bd
 @dataclass(frozen=True)
 class Fence:
     "What a step fence changes."
@@ -934,7 +955,7 @@ def _compute_fence(state: SearchState) -> Fence:
         tried = any(c.status in ("mutation_failed", "eval_failed", "deferred")
                     or (c.status == "evaluated" and c.reward is None)
                     or (c.status == "duplicate" and c.duplicate_source == "known" and c.reused_reward is None)
-                    or (c.status == "forecast_failed" and params.surrogate_failure_counts_as_failed_rollout)
+                    or (c.status in ("forecast_failed", "deferral_dropped") and params.surrogate_failure_counts_as_failed_rollout)
                     for c in cands)
         outcomes[parent_id] = (max(valid) if valid else None, bool(valid) or tried)
         groups.append((parent_id, [Child(c.request_id, c.code, c.code_hash, c.reward, c.step)
@@ -960,11 +981,11 @@ def _compute_fence(state: SearchState) -> Fence:
     mutations = [c.status == "mutation_failed" and c.error_kind in _OUTAGE_KINDS for c in ordered
                  if "mutation_completed" in c.events or "mutation_failed" in c.events]
     forecasts = [c.status == "forecast_failed" and c.error_kind in _OUTAGE_KINDS for c in ordered
-                 if "forecast_completed" in c.events or "forecast_failed" in c.events]
+                 if "forecast_completed" in c.events or "forecast_failed" in c.events or "forecast_deferred" in c.events]
     return Fence(outcomes, admission, stats, cache, _outage(state.mutator_outage_steps, mutations),
                  _outage(state.surrogate_outage_steps, forecasts))
 
-# %% ../../nbs/21_events.ipynb #6bedc71e
+# %% ../../nbs/21_events.ipynb #4172c722
 class ReducerError(ValueError):
     "An event the state does not allow."
 class NotInitialized(ReducerError): "An event before `search_initialized`."
@@ -975,8 +996,8 @@ class ConflictingDuplicate(ReducerError): "An event whose identity key was appli
 class AlreadyStopped(ReducerError): "A new event after `search_stopped`."
 
 _CANDIDATE_KINDS = {"mutation_requested", "mutation_completed", "mutation_failed", "candidate_deduplicated",
-                    "forecast_requested", "forecast_completed", "forecast_failed", "evaluation_requested",
-                    "evaluation_completed", "evaluation_failed"}
+                    "forecast_requested", "forecast_completed", "forecast_failed", "forecast_deferred",
+                    "evaluation_requested", "evaluation_completed", "evaluation_failed"}
 
 def _previous(state: SearchState, e) -> Any:
     "The applied event with the same identity key as `e`, or None."
@@ -1122,7 +1143,7 @@ def _on_search_stopped(state, e):
     if state.open_step is not None: raise _invalid(e, f"step {state.open_step.step} is still open")
     return _evolve(state, stopped=e)
 
-# %% ../../nbs/21_events.ipynb #1978cc85
+# %% ../../nbs/21_events.ipynb #77318cc5
 def _open_record(state, e) -> StepRecord:
     record = state.open_step
     if record is None: raise _invalid(e, f"no step is open (the next step is {state.current_step})")
@@ -1257,7 +1278,14 @@ def _on_forecast_failed(state, e):
     changes = {"llm": state.llm.add("surrogate", e.usage), "counters": state.counters.bump(forecast_failures=1)}
     return _put(state, cand, e, changes, status="forecast_failed", error_kind=e.error_kind)
 
-# %% ../../nbs/21_events.ipynb #62eca4d7
+def _on_forecast_deferred(state, e):
+    cand = _open_candidate(state, e, "forecasting")
+    measure = state.params.on_defer == "measure"
+    counts = {"surrogate_deferrals": 1} if measure else {"surrogate_deferrals": 1, "deferrals_dropped": 1}
+    changes = {"llm": state.llm.add("surrogate", e.usage), "counters": state.counters.bump(**counts)}
+    return _put(state, cand, e, changes, status="forecast_deferred" if measure else "deferral_dropped", defer_reason=e.reason)
+
+# %% ../../nbs/21_events.ipynb #61b97c4e
 def _on_selection_made(state, e):
     record = _open_record(state, e)
     if not state.params.surrogate: raise _invalid(e, "selection_made exists only in surrogate_filtered mode")
@@ -1288,7 +1316,8 @@ def _on_evaluation_requested(state, e):
     cand = _open_candidate(state, e)
     _not_stopping(state, e)
     if state.params.surrogate:
-        if cand.status != "selected": raise _invalid(e, f"the candidate is {cand.status}, expected selected")
+        if cand.status not in ("selected", "forecast_deferred"):
+            raise _invalid(e, f"the candidate is {cand.status}, expected selected (or forecast_deferred, measured by selection.on_defer)")
     else:
         if cand.status != "mutated": raise _invalid(e, f"the candidate is {cand.status}, expected mutated")
         _require_not_duplicate(state, e, cand, _require_released(state, e, cand))
@@ -1306,12 +1335,15 @@ def _on_evaluation_completed(state, e):
     try: R, state = _with_evaluation(state, e.evaluation, cand.request_id, cand.step)
     except ValueError as err: raise _invalid(e, str(err)) from None
     counts = {"evaluations_paid": 1, "evaluations_correct" if R is not None else "evaluations_unsuccessful": 1}
+    if "forecast_deferred" in cand.events: counts["deferrals_measured"] = 1
     return _put(state, cand, e, {"counters": state.counters.bump(**counts)}, status="evaluated", evaluation=e.evaluation, reward=R,
                 outcome=evaluation_outcome(e.evaluation))
 
 def _on_evaluation_failed(state, e):
     cand = _open_candidate(state, e, "evaluating")
-    changes = {"counters": state.counters.bump(evaluations_paid=1, evaluation_failures=1)}
+    counts = {"evaluations_paid": 1, "evaluation_failures": 1}
+    if "forecast_deferred" in cand.events: counts["deferrals_measured"] = 1
+    changes = {"counters": state.counters.bump(**counts)}
     return _put(state, cand, e, changes, status="eval_failed", outcome="eval_failed", error_kind=e.error_kind)
 
 def _on_request_redispatched(state, e):
@@ -1359,7 +1391,7 @@ _HANDLERS = {
     "mutation_requested": _on_mutation_requested, "mutation_completed": _on_mutation_completed,
     "mutation_failed": _on_mutation_failed, "candidate_deduplicated": _on_candidate_deduplicated,
     "forecast_requested": _on_forecast_requested, "forecast_completed": _on_forecast_completed,
-    "forecast_failed": _on_forecast_failed, "selection_made": _on_selection_made,
+    "forecast_failed": _on_forecast_failed, "forecast_deferred": _on_forecast_deferred, "selection_made": _on_selection_made,
     "evaluation_requested": _on_evaluation_requested, "evaluation_completed": _on_evaluation_completed,
     "evaluation_failed": _on_evaluation_failed, "request_redispatched": _on_request_redispatched,
     "stop_requested": _on_stop_requested, "candidates_skipped": _on_candidates_skipped,

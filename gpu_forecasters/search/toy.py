@@ -6,11 +6,11 @@
 __all__ = ['OBJECTIVES', 'HANG_S', 'ToyProblem', 'toy_evaluation', 'ToyProviderError', 'ToyEvaluator', 'toy_usage', 'ToyMutator',
            'NoisyOracleSurrogate', 'UncheckedForecast', 'scripted_forecast_of', 'ScriptedMutator', 'ScriptedSurrogate']
 
-# %% ../../nbs/23_toy.ipynb #a9064556
+# %% ../../nbs/23_toy.ipynb #ba7f3eca
 import hashlib, math, random, time
 from dataclasses import asdict, dataclass
 from ..bins import N_BINS, bin_of
-from ..forecast import Forecast
+from ..forecast import Deferral, Forecast
 from ..harness import CaseResult, Evaluation, evaluation_feedback
 from ..mutation import MutationResult
 from ..packs.core import EvalEnvironment
@@ -186,7 +186,7 @@ class ToyMutator:
         return {"kind": "toy", "problem": self.problem.describe(), "seed": self.seed, "flips": self.flips, "fail_rate": self.fail_rate,
                 "invalid_rate": self.invalid_rate, "delay_s": self.delay_s, "hang_request_ids": sorted(self.hang_request_ids)}
 
-# %% ../../nbs/23_toy.ipynb #3f54d958
+# %% ../../nbs/23_toy.ipynb #c525b6f4
 class NoisyOracleSurrogate:
     "A `Surrogate` for a `ToyProblem` that knows the true bin and reports it with probability `accuracy`."
     backend = "toy_oracle"
@@ -196,13 +196,17 @@ class NoisyOracleSurrogate:
                  peak: float = 0.7, # probability mass on the peak bin (>= 1/8); the rest spread evenly
                  fail_rate: float = 0.0, # probability that a forecast fails (transport error)
                  label: str = "toy_oracle", # the surrogate's name in logs
+                 defer_when_wrong: float = 0.0, # probability of deferring a pair whose drawn peak is wrong (right peaks: never)
                 ):
         _check_rate("accuracy", accuracy); _check_number("peak", peak, 1 / N_BINS, 1); _check_rate("fail_rate", fail_rate)
+        _check_rate("defer_when_wrong", defer_when_wrong)
         self.problem, self.seed, self.accuracy, self.peak, self.fail_rate, self.label = problem, seed, accuracy, peak, fail_rate, label
+        self.defer_when_wrong = defer_when_wrong
 
     def hash_fields(self) -> dict:
-        return {"label": self.label, "backend": self.backend, "problem": self.problem.describe(), "seed": self.seed,
-                "accuracy": self.accuracy, "peak": self.peak, "fail_rate": self.fail_rate}
+        fields = {"label": self.label, "backend": self.backend, "problem": self.problem.describe(), "seed": self.seed,
+                  "accuracy": self.accuracy, "peak": self.peak, "fail_rate": self.fail_rate}
+        return fields | ({"defer_when_wrong": self.defer_when_wrong} if self.defer_when_wrong else {})
 
     def config_hash(self) -> str: "Identity of this surrogate's forecasts."; return hash_of(self.hash_fields())
 
@@ -223,21 +227,31 @@ class NoisyOracleSurrogate:
         rest = (1.0 - self.peak) / (N_BINS - 1)
         return top, tuple(float(self.peak) if b == top else rest for b in range(1, N_BINS + 1))
 
+    def defers(self, anchor_code: str, candidate_code: str, peak_bin: int, # the pair and its drawn peak
+              ) -> bool:
+        "Whether the oracle defers the pair: only when `peak_bin` is wrong, then with probability `defer_when_wrong`."
+        if not self.defer_when_wrong or peak_bin == self.true_bin(anchor_code, candidate_code): return False
+        return random.Random(f"{self.seed}|defer|{anchor_code}|{candidate_code}").random() < self.defer_when_wrong
+
     async def forecast(self, query: SurrogateQuery, # the comparison; anchor and candidate codes are read from it
                        *, seed: int | None = None, # ignored: draws are seeded by (search seed, anchor, candidate)
                       ) -> SurrogateResult:
-        "The oracle's forecast of the pair, or a transport error with probability `fail_rate`."
+        "The oracle's forecast of the pair, its deferral (`defer_when_wrong`), or a transport error with probability `fail_rate`."
         start = time.perf_counter()
         drawn = self.probabilities(query.anchor_code, query.candidate_code)
         if drawn is None:
             return SurrogateResult(error=f"transport: {self.label}: toy surrogate failure (fail_rate {self.fail_rate:g})",
                                    error_kind="transport", final=False, elapsed_s=time.perf_counter() - start, attempts=1, model_id=self.backend)
         top, probs = drawn
+        usage = dict(input_tokens=200, output_tokens=100, cost_usd=0.0, attempts=1, model_id=self.backend)
+        if self.defers(query.anchor_code, query.candidate_code, top):
+            reason = f"toy oracle: not sure of this pair (defer_when_wrong {self.defer_when_wrong:g})"
+            return SurrogateResult(deferral=Deferral(reason), elapsed_s=time.perf_counter() - start, finish_reason="tool_calls", **usage)
         f = Forecast(top, probs, 1.0, f"toy oracle (accuracy {self.accuracy:g}, peak {self.peak:g})")
         return SurrogateResult(forecast=f, input_tokens=200, output_tokens=100, cost_usd=0.0, elapsed_s=time.perf_counter() - start,
                                attempts=1, model_id=self.backend, finish_reason="stop")
 
-# %% ../../nbs/23_toy.ipynb #d37a0846
+# %% ../../nbs/23_toy.ipynb #7af32b2b
 @dataclass(frozen=True)
 class UncheckedForecast:
     "A forecast-shaped answer that is not a valid `Forecast` (wrong count, negative or non-finite values, bad sum)."
@@ -281,9 +295,9 @@ class ScriptedMutator:
     def describe(self) -> dict: return {"kind": "scripted", "request_ids": sorted(self.answers)}
 
 class ScriptedSurrogate:
-    "A `Surrogate` answering each candidate code from a script: probabilities, an exception, or a `SurrogateResult`."
+    "A `Surrogate` answering each candidate code from a script: probabilities, a `Deferral`, an exception, or a `SurrogateResult`."
     backend = "scripted"
-    def __init__(self, answers: dict, # candidate code -> 8 probabilities | Exception | SurrogateResult
+    def __init__(self, answers: dict, # candidate code -> 8 probabilities | Deferral | Exception | SurrogateResult
                  default=None, # the answer for codes not in `answers` (None: raise)
                  label: str = "scripted",
                 ):
@@ -299,5 +313,8 @@ class ScriptedSurrogate:
         if answer is None: raise ToyProviderError(f"{query.comparison_id}: no scripted forecast for this candidate")
         if isinstance(answer, BaseException): raise answer
         if isinstance(answer, SurrogateResult): return answer
+        if isinstance(answer, Deferral):
+            return SurrogateResult(deferral=answer, input_tokens=200, output_tokens=100, cost_usd=0.0, attempts=1,
+                                   model_id=self.backend, finish_reason="tool_calls")
         return SurrogateResult(forecast=scripted_forecast_of(answer), input_tokens=200, output_tokens=100, cost_usd=0.0,
                                attempts=1, model_id=self.backend, finish_reason="stop")
