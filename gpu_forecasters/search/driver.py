@@ -45,7 +45,7 @@ from .events import (
 from .events import TERMINAL_STATES, DedupVerdict, _Fold, _local, _lower_ids
 from .toy import NoisyOracleSurrogate, ToyEvaluator, ToyMutator, ToyProblem
 
-# %% ../../nbs/24_search.ipynb #49e97386
+# %% ../../nbs/24_search.ipynb #737e4cb2
 MODES = ("standard", "surrogate_filtered")
 PRESETS = {  # the paper's two arms (script 00 and 04): 40 steps, batch 2, c = 1.0, capacity 1000
     "standard": {"mode": "standard", "budgets": {"max_steps": 40},
@@ -103,6 +103,7 @@ class SelectionSettings(_Strict):
     threshold: float | None = None  # in the rule's unit; lower scores are deferred even when slots remain
     anchor: Literal["seed", "parent"] = "seed"
     on_defer: Literal[ON_DEFER] = "measure"  # a candidate the surrogate deferred: measured (paid, outside eval_per_parent) or dropped
+    risk_control: str | None = None  # rule risk_controlled: a RiskControl JSON (`forecaster.fit_risk_control`); it sets `threshold`
 
 class Budgets(_Strict):
     max_steps: int = Field(40, ge=0)
@@ -197,7 +198,7 @@ def config_hash(config: Mapping, # a config as JSON (`SearchConfig.to_json()`)
     text = json.dumps(config, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
-# %% ../../nbs/24_search.ipynb #817c66b9
+# %% ../../nbs/24_search.ipynb #64b4fe2b
 _TAGS = {"toy", "gpu_mode_pack", "speedup", "goal_band", "litellm", "modal", "local", "toy_oracle"}
 
 def _merge(base: Mapping, over: Mapping) -> dict:
@@ -276,6 +277,23 @@ DEBUG_OVERRIDES = {"budgets": {"max_steps": 1},
                    "search": {"batch_size": 1, "samples_per_parent": 1, "eval_per_parent": 1, "archive_top_k": 1},
                    "concurrency": {"mutator": 1, "surrogate": 1, "evaluator": 1}}
 
+def _resolve_risk_control(cfg: dict, problems: list):
+    "Rule risk_controlled: the threshold is the calibrated one of `selection.risk_control` (written into the config, so the log records it)."
+    sel = cfg.get("selection")
+    if not isinstance(sel, dict): return
+    rule, path = sel.get("rule"), sel.get("risk_control")
+    if rule != "risk_controlled":
+        if path is not None: problems.append("selection.risk_control: only used with rule risk_controlled")
+        return
+    if path is None: problems.append("selection.risk_control: rule risk_controlled needs a RiskControl JSON (forecaster.fit_risk_control)"); return
+    from gpu_forecasters.forecaster import RiskControl
+    try: rc = RiskControl.load(path)
+    except ConfigError as e: problems.append(f"selection.risk_control: {e}"); return
+    if sel.get("threshold") not in (None, rc.threshold):
+        problems.append(f"selection.threshold: rule risk_controlled takes the calibrated threshold {rc.threshold!r} from {path}, got {sel['threshold']!r}")
+        return
+    sel["threshold"] = rc.threshold
+
 def config_from_dict(raw: Mapping, # the config as read from JSON
                      debug: bool = False, # apply `DEBUG_OVERRIDES` (1 step, 1 parent, 1 child, concurrency 1)
                      where: str = "config", # named in errors (e.g. the file)
@@ -286,6 +304,7 @@ def config_from_dict(raw: Mapping, # the config as read from JSON
     cfg = _fill_defaults(raw)
     if debug: cfg = _merge(cfg, DEBUG_OVERRIDES)
     cfg["surrogate"] = _check_surrogate(cfg.get("surrogate"), problems)
+    _resolve_risk_control(cfg, problems)
     config = None
     try: config = SearchConfig.model_validate_json(json.dumps(cfg))
     except ValidationError as e: problems.extend(_problems(e))
@@ -869,7 +888,7 @@ def replay(events: Sequence, # the logged events, in order
             finally: _local.fold, _local.fence = None, None
     return state
 
-# %% ../../nbs/24_search.ipynb #a9c2e707
+# %% ../../nbs/24_search.ipynb #68d8c4ba
 def _reason(text) -> str:
     text = str(text)
     return text if len(text) <= 2000 else text[:1985] + " [truncated]"
@@ -904,15 +923,16 @@ def mutation_event(step: int, rid: str, # the candidate
     return MutationCompleted(**common, code=value.code, code_hash=normalized_code_hash(value.code), usage=usage)
 
 def forecast_problem(f) -> str | None:
-    "Why `f` is not a valid 8-bin forecast, or None."
+    "Why `f` is not a valid forecast (8 bins, or 9 outcomes with failure), or None."
     probs = getattr(f, "probs", None)
     if probs is None: return f"the surrogate returned {type(f).__name__}, not a forecast"
-    if len(probs) != _bins.N_BINS: return f"{len(probs)} probabilities, expected {_bins.N_BINS}"
+    if len(probs) not in (_bins.N_BINS, _bins.N_BINS + 1): return f"{len(probs)} probabilities, expected 8 (or 9 with failure)"
     if not all(isinstance(p, (int, float)) and not isinstance(p, bool) and math.isfinite(p) and p >= 0 for p in probs):
         return f"probabilities must be finite and >= 0, got {list(probs)}"
     if abs(math.fsum(probs) - 1) > 1e-6: return f"probabilities sum to {math.fsum(probs)!r}, not 1"
     b = getattr(f, "predicted_bin", None)
-    if isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= _bins.N_BINS: return f"predicted_bin {b!r} is not in 1..8"
+    lo = 0 if len(probs) == _bins.N_BINS + 1 else 1  # bin 0 (failure) exists in 9-outcome forecasts only
+    if isinstance(b, bool) or not isinstance(b, int) or not lo <= b <= _bins.N_BINS: return f"predicted_bin {b!r} is not in {lo}..8"
     if not isinstance(f, Forecast): return f"the surrogate returned {type(f).__name__}, not a Forecast"
     return None
 

@@ -40,13 +40,14 @@ class Usage(_Frozen):
     reasoning_tokens: int | None = Field(default=None, ge=0)  # part of the output, when reported
     cost_usd: float | None = Field(default=None, ge=0)  # None when the call could not be priced
 
-# %% ../../nbs/21_events.ipynb #aef8303f
+# %% ../../nbs/21_events.ipynb #f8e93a8d
 AT_PATTERN = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$"  # what `at` looks like
 SCHEMA = 1  # the log schema this module reads and writes
 ERROR_KINDS = ("timeout", "provider_error", "bad_result", "abstained", "no_code_block")  # "abstained": read, no longer written
 STOP_REASONS = ("steps", "evaluations", "gpu_seconds", "llm_tokens", "llm_cost_usd", "target_reward",
                 "mutator_unavailable", "surrogate_unavailable")
-RULES = ("expected_bin", "predicted_bin", "p_faster", "expected_log_speedup", "expected_improvement")
+RULES = ("expected_bin", "predicted_bin", "p_faster", "expected_log_speedup", "expected_improvement",
+         "risk_controlled")  # risk_controlled: P(faster) against a calibrated threshold (`forecaster.fit_risk_control`)
 ErrorKind = Literal["timeout", "provider_error", "bad_result", "abstained", "no_code_block"]
 StopReason = Literal["steps", "evaluations", "gpu_seconds", "llm_tokens", "llm_cost_usd", "target_reward",
                      "mutator_unavailable", "surrogate_unavailable"]
@@ -168,7 +169,7 @@ class SearchStopped(_Event):
     kind: Literal["search_stopped"] = "search_stopped"
     reason: StopReason
 
-# %% ../../nbs/21_events.ipynb #455079b9
+# %% ../../nbs/21_events.ipynb #0116400e
 class MutationRequested(_Event):
     kind: Literal["mutation_requested"] = "mutation_requested"
     step: int
@@ -239,7 +240,7 @@ class SelectionMade(_Event):
     kind: Literal["selection_made"] = "selection_made"
     step: int
     parent_id: str
-    rule: Literal["expected_bin", "predicted_bin", "p_faster", "expected_log_speedup", "expected_improvement"]
+    rule: Literal[RULES]
     threshold: float | None
     anchor_id: str
     selected: tuple[SelectedEntry, ...]
