@@ -62,7 +62,7 @@ def _table(rows: list[dict], attrs: dict) -> pd.DataFrame:
     df.attrs = attrs
     return df
 
-# %% ../nbs/40_evalset.ipynb #182e55a9
+# %% ../nbs/40_evalset.ipynb #90b628c9
 def _read_project_events(path: Path) -> tuple[list, bytes]:
     data = path.read_bytes()
     if data and not data.endswith(b"\n"):
@@ -99,7 +99,8 @@ def _project_table(events: list, run: str, origin: str, sha256: str | None) -> p
                 outcome="no_result", reward=math.nan, gpu_seconds=math.nan, at=None)
     rows.append(seed)
     counts = dict(n_mutations_completed=0, n_forecasts_completed=0, n_deferred=0, n_evaluations_requested=0, n_redispatches=0,
-                  n_deduplicated=0)
+                  n_deduplicated=0, n_surrogate_deferrals=0, n_deferrals_measured=0)
+    surrogate_deferred = set()  # request ids the surrogate deferred (abstain mode)
     for e in events[1:]:
         k = e.kind
         if k in ("seed_evaluation_completed", "evaluation_completed") and isinstance(e.evaluation, Mapping):
@@ -115,11 +116,15 @@ def _project_table(events: list, run: str, origin: str, sha256: str | None) -> p
             codes[e.request_id] = e.code
             counts["n_mutations_completed"] += 1
         elif k == "forecast_completed": counts["n_forecasts_completed"] += 1
+        elif k == "forecast_deferred":
+            counts["n_surrogate_deferrals"] += 1
+            surrogate_deferred.add(e.request_id)
         elif k == "selection_made": counts["n_deferred"] += len(e.deferred)
         elif k == "candidate_deduplicated": counts["n_deduplicated"] += 1
         elif k == "request_redispatched": counts["n_redispatches"] += 1
         elif k == "evaluation_requested" and e.request_id not in by_request:
             counts["n_evaluations_requested"] += 1
+            counts["n_deferrals_measured"] += e.request_id in surrogate_deferred
             row = dict(order=len(rows), node_id=e.request_id, parent_id=parents.get(e.request_id), step=e.step,
                        code=codes.get(e.request_id), speedup=math.nan, outcome="no_result", reward=math.nan,
                        gpu_seconds=math.nan, at=None)

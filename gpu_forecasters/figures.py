@@ -247,9 +247,8 @@ def fig3_per_pack(metrics: dict, # from `metrics.compute_metrics`
     fig.tight_layout()
     return fig
 
-# %% ../nbs/45_figures.ipynb #471c733d
+# %% ../nbs/45_figures.ipynb #f7923e9b
 from .evalset import search_log_table
-from .search.events import read_events
 
 # %% ../nbs/45_figures.ipynb #3f9fc8dd
 TRAJECTORY_COLUMNS = ("run", "pack", "mode", "x", "gpu_seconds", "S", "best", "best_rel")
@@ -344,7 +343,7 @@ def fig4_kernel_search(traj: pd.DataFrame, # from `search_trajectories`
     fig.tight_layout()
     return fig
 
-# %% ../nbs/45_figures.ipynb #68148bdf
+# %% ../nbs/45_figures.ipynb #65642c4a
 THROUGHPUT_COLUMNS = ("run", "pack", "mode", "format", "candidates_considered", "paid_evaluations", "candidates_per_evaluation",
                       "forecasts_completed", "deferred", "surrogate_deferrals", "deferrals_measured", "redispatches", "wall_clock_s",
                       "wall_clock_s_per_evaluation", "note")
@@ -352,18 +351,9 @@ PAPER_COUNTS_NOTE = "paper log: calls re-sent after a resume were not logged, so
 
 def surrogate_deferrals(table, # a search-log table (`evalset.search_log_table`)
                        ) -> tuple[int, int]: # (deferrals the surrogate logged, deferrals measured on the GPU)
-    "A run's deferrals by the surrogate (abstain mode): from the table's attributes, else from its project log; 0 for a paper log."
+    "A run's deferrals by the surrogate (abstain mode), from the table's attributes; 0 for a paper log (no abstain mode)."
     a = table.attrs
-    if a.get("n_surrogate_deferrals") is not None: return int(a["n_surrogate_deferrals"]), int(a.get("n_deferrals_measured") or 0)
-    if a.get("format") != "project": return 0, 0  # the paper's searches had no abstain mode
-    source = Path(str(a.get("source", "")))
-    if not source.is_file():
-        raise ValueError(f"search-log table of {a.get('run', '?')}: its event log {source} is not there to count deferrals in; "
-                         "build the table with evalset.search_log_table from the run directory")
-    events = read_events(source)
-    deferred = {e.request_id for e in events if e.kind == "forecast_deferred"}
-    measured = {e.request_id for e in events if e.kind == "evaluation_requested" and e.request_id in deferred}
-    return len(deferred), len(measured)
+    return int(a.get("n_surrogate_deferrals") or 0), int(a.get("n_deferrals_measured") or 0)
 
 def throughput_table(tables, # search-log tables (`evalset.search_log_table`), one per run
                     ) -> pd.DataFrame:
