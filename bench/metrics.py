@@ -16,6 +16,18 @@ What is measured (each timing: warm-up call(s) first, then the median and the mi
    ratio), and on prebuilt inputs. Values must agree to 1e-12 (asserted); times are only printed, as ratios
    ours / scoringrules.
 
+4. **Scale with the bootstrap**: `compute_metrics(table, n_bootstrap=1000)` on one synthetic surrogate of 1e4, 1e5
+   and 1e6 rows (the rows of section 1, one repeat), each measurement in a fresh subprocess, so that its peak memory
+   (VmHWM, the whole process, data included) is its own: wall time of the call and peak memory, median over the runs.
+   Peer in the same run: the same call with `ties="per_sample"` (the tie convention before issue 20: tied confidences
+   in the order of the comparison ids), and `n_bootstrap=0` for the cost of the CIs. 1e4 rows use the exact bootstrap
+   (in chunks), 1e5 and 1e6 the bag of little bootstraps (`metrics.bootstrap_plan`). The previous implementation
+   needed about 170 bytes per resample x row (2 GB at 1e4 rows, out of reach at 1e5) and 25 s at 1e6 rows with no
+   bootstrap at all.
+5. **Tie order**: on LLM-like forecasts (424 rows, probabilities in steps of 0.1, 5% failures) the spread of
+   `aurc.bin_error.max_prob` over 30 re-drawn sets of comparison ids, per sample and with tied confidences as one
+   threshold (the default: 0 by construction).
+
 The breakdown of section 1 calls private helpers of `metrics` (`_quantities`, `_selective`, ...), following
 `metrics._evaluate`; if they change, the breakdown reports FAILED and the rest still runs. The per-row quantities and
 their cached derivatives are computed once per `evaluate_rows` call; the other pieces run once per population.
@@ -29,8 +41,9 @@ Run from the repository root:
     .venv/bin/python bench/metrics.py            # full run (several minutes)
     .venv/bin/python bench/metrics.py --quick    # fewer repeats, no 1e6-row measurements
     .venv/bin/python bench/metrics.py --seed 1   # other synthetic data
+    .venv/bin/python bench/metrics.py --only scale ties   # some sections (suite, published, scoringrules, scale, ties)
 """
-import argparse, cProfile, os, platform, pstats, statistics, time
+import argparse, cProfile, json, os, platform, pstats, statistics, subprocess, sys, time
 
 import numpy as np
 import pandas as pd
@@ -47,6 +60,7 @@ PUBLISHED_DUPLICATES = 39  # eval rows repeating an earlier comparison_id: 385 d
 PUBLISHED_REPEATS = 3
 FAILURE_RATE = 0.05
 N_SMALL, N_LARGE = 8_904, 1_000_000
+SECTIONS = ("suite", "published", "scoringrules", "scale", "ties")
 
 # ---------------------------------------------------------------------------------------------------- timing helpers
 
@@ -294,6 +308,91 @@ def bench_scoringrules(rows: metrics.SurrogateRows, runs: int) -> dict:
           f"inputs prebuilt: rps {out['rps_prebuilt']:.2f} (ours still builds its one-hot), faster Brier {out['faster_prebuilt']:.2f}")
     return out
 
+# ----------------------------------------------------------------------------------------------------- section 4
+
+SCALE_SIZES = (10_000, 100_000, 1_000_000)
+SCALE_VARIANTS = (("threshold", 1000), ("per_sample", 1000), ("threshold", 0))  # (ties, n_bootstrap); the first is the default
+
+def synthetic_table(n: int, seed: int) -> metrics.ForecastTable:
+    "One surrogate of n synthetic rows (section 1's), joined with its own truth."
+    rows = synthetic_rows(n, seed)
+    truth = pd.DataFrame(dict(comparison_id=rows.comparison_id, pack=rows.pack, true_bin=rows.y, speedup=rows.speedup))
+    return metrics.ForecastTable(rows={rows.label: rows}, truth=truth, n_eval_rows=n, n_unmatched={}, n_missing={},
+                                 n_incomplete={}, warnings=[])
+
+def memory_gb(field: str) -> float:
+    "A memory figure of this process from /proc/self/status (VmRSS: now, VmHWM: peak), in GB."
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"): return int(line.split()[1]) * 1024 / 1e9
+    return float("nan")
+
+def scale_child(n: int, ties: str, n_bootstrap: int, seed: int) -> None:
+    "In a fresh process: build the table (not timed), time one compute_metrics call, print a JSON line."
+    table = synthetic_table(n, seed)
+    before = memory_gb("VmRSS")
+    start = time.perf_counter()
+    _, curves = metrics.compute_metrics(table, n_bootstrap=n_bootstrap, ties=ties)
+    wall = time.perf_counter() - start
+    print(json.dumps(dict(wall=wall, peak_gb=memory_gb("VmHWM"), data_gb=before,
+                          curves_bytes=len(json.dumps(metrics._strict(curves))))))
+
+def run_child(n: int, ties: str, n_bootstrap: int, seed: int) -> dict:
+    "One measurement in a subprocess; an error is recorded, not raised."
+    command = [sys.executable, __file__, "--child", str(n), ties, str(n_bootstrap), str(seed)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode: return dict(error=(done.stderr.strip().splitlines() or ["exit code %d" % done.returncode])[-1][:160])
+    return json.loads(done.stdout.strip().splitlines()[-1]) | dict(error=None)
+
+def bench_scale(seed: int, runs: int, sizes) -> dict:
+    print(f"\n[4] compute_metrics at scale, one surrogate, B=1000 ({load()}; {runs} run(s) each, a subprocess per run)")
+    out = {}
+    for n in sizes:
+        plan = metrics.bootstrap_plan(n, n, 1000)
+        print(f"  {n:,} rows: bootstrap {plan['method']}" + (f" ({plan['subsets']} subsets x {plan['resamples']} resamples of "
+              f"{plan['subset_size']:,} comparisons)" if plan["method"] == "bag" else f" (chunks of {plan['chunk']} resamples)"))
+        for ties, n_bootstrap in SCALE_VARIANTS:
+            results = [run_child(n, ties, n_bootstrap, seed) for _ in range(runs)]
+            ok = [r for r in results if not r["error"]]
+            name = f"ties={ties}, B={n_bootstrap}"
+            if not ok: print(f"    {name:<28} FAILED: {results[0]['error']}"); out[(n, ties, n_bootstrap)] = None; continue
+            m = dict(wall=statistics.median(r["wall"] for r in ok), peak_gb=statistics.median(r["peak_gb"] for r in ok),
+                     data_gb=statistics.median(r["data_gb"] for r in ok), curves_bytes=ok[0]["curves_bytes"])
+            out[(n, ties, n_bootstrap)] = m
+            print(f"    {name:<28} median {fmt_time(m['wall']):>9}  peak {m['peak_gb']:.2f} GB (data alone {m['data_gb']:.2f} GB)"
+                  f"  curves.json {m['curves_bytes'] / 1e3:,.0f} kB  ({len(ok)} runs)")
+        default, peer, no_boot = (out.get((n, *v)) for v in SCALE_VARIANTS)
+        if default and peer: print(f"    ratio threshold / per_sample (B=1000): time {default['wall'] / peer['wall']:.2f}, "
+                                   f"peak memory {default['peak_gb'] / peer['peak_gb']:.2f}")
+        if default and no_boot: print(f"    ratio B=1000 / B=0: time {default['wall'] / no_boot['wall']:.2f}, "
+                                      f"peak memory {default['peak_gb'] / no_boot['peak_gb']:.2f}")
+    return out
+
+# ----------------------------------------------------------------------------------------------------- section 5
+
+def llm_like_rows(n: int, rng) -> tuple:
+    "Forecasts in steps of 0.1 peaked at the true bin or a neighbour, ~5% failures (what LLM surrogates produce)."
+    speedup, y = truth(n, rng)
+    modes = np.clip(y - 1 + rng.integers(-1, 2, n), 0, 7)
+    P = np.stack([rng.multinomial(10, np.full(8, 0.05) + 0.6 * np.eye(8)[m]) / 10 for m in modes])
+    P[rng.uniform(size=n) < FAILURE_RATE] = np.nan
+    return P, y, speedup
+
+def bench_ties(seed: int, draws: int = 30) -> dict:
+    print(f"\n[5] tie order: aurc.bin_error.max_prob over {draws} re-drawn id sets, 424 LLM-like rows ({load()})")
+    rng = np.random.default_rng(seed)
+    P, y, speedup = llm_like_rows(424, rng)
+    out = {}
+    for ties in ("per_sample", "threshold"):
+        values = []
+        for d in range(draws):
+            ids = [f"llm/{'a' * 12}__{c}" for c in candidate_hex(424, np.random.default_rng(1000 + d))]
+            rows = metrics.SurrogateRows.from_arrays(P, y, speedup, comparison_id=ids)
+            values.append(metrics.evaluate_rows(rows, ("all",), ties=ties)["all"]["aurc.bin_error.max_prob"])
+        out[ties] = dict(sd=float(np.std(values, ddof=1)), low=min(values), high=max(values))
+        print(f"  ties={ties:<10} sd {out[ties]['sd']:.4f}  range {out[ties]['low']:.4f} to {out[ties]['high']:.4f}")
+    return out
+
 # -------------------------------------------------------------------------------------------------------- summary
 
 def verdict(ok) -> str: return "n/a" if ok is None else "MET" if ok else "MISSED"
@@ -305,13 +404,27 @@ def summary(results: dict, quick: bool) -> None:
         ok = None if t is None else (False if t["error"] else t["median"] < limit)
         shown = "skipped" if t is None else ("FAILED" if t["error"] else fmt_time(t["median"]))
         lines.append((name, f"< {fmt_time(limit)}", shown, verdict(ok)))
-    target(f"full suite, {N_SMALL:,} rows", results["small"]["suite"], 0.050)
-    target(f"full suite, {N_LARGE:,} rows", results["large"]["suite"] if "large" in results else None, 2.0)
-    target("compute_metrics B=1000, 7 surrogates", results["published"]["b1000"], 60.0)
-    for name, key in (("  (info) ForecastTable.build", "build"), ("  (info) compute_metrics B=0", "b0")):
-        t = results["published"].get(key)
-        lines.append((name, "–", "FAILED" if t is None or t["error"] else fmt_time(t["median"]), ""))
+    if "small" in results:
+        target(f"full suite, {N_SMALL:,} rows", results["small"]["suite"], 0.050)
+        target(f"full suite, {N_LARGE:,} rows", results["large"]["suite"] if "large" in results else None, 2.0)
+    if "published" in results:
+        target("compute_metrics B=1000, 7 surrogates", results["published"]["b1000"], 60.0)
+        for name, key in (("  (info) ForecastTable.build", "build"), ("  (info) compute_metrics B=0", "b0")):
+            t = results["published"].get(key)
+            lines.append((name, "–", "FAILED" if t is None or t["error"] else fmt_time(t["median"]), ""))
+    for n in SCALE_SIZES:
+        m = results.get("scale", {}).get((n, "threshold", 1000)) if "scale" in results else None
+        if n == N_LARGE or m is not None:
+            shown = "skipped" if "scale" not in results or (n, "threshold", 1000) not in results["scale"] else "FAILED" if m is None else None
+            lines.append((f"compute_metrics B=1000, {n:,} rows: wall", "< 60 s" if n == N_LARGE else "–",
+                          shown or fmt_time(m["wall"]), verdict(None if shown == "skipped" else m is not None and m["wall"] < 60) if n == N_LARGE else ""))
+            lines.append((f"compute_metrics B=1000, {n:,} rows: peak memory", "< 4 GB" if n == N_LARGE else "–",
+                          shown or f"{m['peak_gb']:.2f} GB", verdict(None if shown == "skipped" else m is not None and m["peak_gb"] < 4) if n == N_LARGE else ""))
+    if "ties" in results:
+        lines.append(("aurc.bin_error.max_prob sd over id draws, threshold", "0", f"{results['ties']['threshold']['sd']:.4f}",
+                      verdict(results["ties"]["threshold"]["sd"] == 0)))
     for size, key in ((N_SMALL, "sr_small"), (N_LARGE, "sr_large")):
+        if key not in results and "small" not in results: continue  # the section was not run
         r = results.get(key)
         for name, k in (("rps", "rps"), ("faster Brier", "faster"), ("rps (sr one-hot prebuilt)", "rps_prebuilt"),
                         ("faster Brier (inputs prebuilt)", "faster_prebuilt")):
@@ -328,17 +441,29 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, skip the 1e6-row measurements")
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=SECTIONS, help="sections to run (default: all)")
+    parser.add_argument("--runs", type=int, default=None, help="runs per measurement of section 4 (default 3, --quick 1)")
+    parser.add_argument("--child", nargs=4, metavar=("ROWS", "TIES", "B", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    q = args.quick
+    if args.child:
+        n, ties, n_bootstrap, seed = args.child
+        return scale_child(int(n), ties, int(n_bootstrap), int(seed))
+    q, only = args.quick, set(args.only)
     print(f"bench/metrics.py: gpu_forecasters {gpu_forecasters.__version__}, numpy {np.__version__}, pandas {pd.__version__}, "
           f"scoringrules {scoringrules.__version__}, Python {platform.python_version()}; seed {args.seed}"
           f"{', --quick' if q else ''}\n{load()}; {blas_threads()}; medians over the runs shown, after warm-up")
     started = time.perf_counter()
-    results = {"small": bench_full_suite(N_SMALL, args.seed, runs=5 if q else 15, family_runs=3 if q else 7)}
-    if not q: results["large"] = bench_full_suite(N_LARGE, args.seed, runs=3, family_runs=3)
-    results["published"] = bench_published(args.seed, runs=2 if q else 5, boot_runs=1 if q else 3)
-    results["sr_small"] = bench_scoringrules(results["small"]["rows"], runs=31 if q else 201)
-    if not q: results["sr_large"] = bench_scoringrules(results["large"]["rows"], runs=11)
+    results = {}
+    if "suite" in only or "scoringrules" in only:
+        results["small"] = bench_full_suite(N_SMALL, args.seed, runs=5 if q else 15, family_runs=3 if q else 7)
+        if not q: results["large"] = bench_full_suite(N_LARGE, args.seed, runs=3, family_runs=3)
+    if "published" in only: results["published"] = bench_published(args.seed, runs=2 if q else 5, boot_runs=1 if q else 3)
+    if "scoringrules" in only:
+        results["sr_small"] = bench_scoringrules(results["small"]["rows"], runs=31 if q else 201)
+        if not q: results["sr_large"] = bench_scoringrules(results["large"]["rows"], runs=11)
+    if "scale" in only:
+        results["scale"] = bench_scale(args.seed, args.runs or (1 if q else 3), SCALE_SIZES[:2] if q else SCALE_SIZES)
+    if "ties" in only: results["ties"] = bench_ties(args.seed)
     summary(results, q)
     print(f"  total wall time {time.perf_counter() - started:.0f} s")
 

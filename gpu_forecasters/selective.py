@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['CONFIDENCE_KINDS', 'DEFAULT_COVERAGES', 'entropy', 'expected_log2', 'confidence', 'sort_rows', 'order_rows',
-           'bin_errors', 'log2_errors', 'prefix_risks', 'Multiplicities', 'aurc', 'eaurc', 'oracle_aurc', 'augrc',
-           'risk_at', 'pool_of', 'RegretPools', 'regret_curve', 'curve_aurc', 'curve_risk_at', 'coverage_name',
-           'loss_summary', 'curve_summary', 'risk_coverage']
+           'bin_errors', 'log2_errors', 'prefix_risks', 'tie_groups', 'tie_mean', 'Multiplicities', 'aurc', 'eaurc',
+           'oracle_aurc', 'augrc', 'risk_at', 'pool_of', 'RegretPools', 'regret_curve', 'threshold_curve', 'curve_aurc',
+           'curve_risk_at', 'coverage_name', 'loss_summary', 'curve_summary', 'risk_coverage']
 
 # %% ../nbs/05_selective.ipynb #a71b2e13
 import math
@@ -121,6 +121,48 @@ def prefix_risks(losses,  # (n,) losses in accept order
     losses = np.asarray(losses, dtype=float)
     return np.cumsum(losses) / np.arange(1, len(losses) + 1)
 
+# %% ../nbs/05_selective.ipynb #6bba6754
+def tie_groups(conf,  # (n,) confidence (any value, e.g. NaN, on rows that are not parsed)
+               parsed,  # (n,) bool, True where the row has a forecast
+               order,  # (n,) row indices in accept order (from `order_rows`)
+              ) -> np.ndarray:  # (n,) int64 tie group of each position of the accept order: 0, 0, 1, 2, 2, ...
+    "Tie groups along the accept order: runs of equal round(conf, 12) among parsed rows, then the rows without a forecast."
+    conf, parsed = np.asarray(conf, dtype=float), np.asarray(parsed, dtype=bool)
+    key = np.where(parsed, np.round(np.where(parsed, conf, 0), 12), np.inf)[np.asarray(order, dtype=np.int64)]
+    new_group = np.ones(len(key), bool)
+    np.not_equal(key[1:], key[:-1], out=new_group[1:])
+    return np.cumsum(new_group) - 1
+
+def _tie_starts(ties, n:int) -> np.ndarray:
+    "The first position of each tie group (consecutive equal labels), after checking the labels' shape."
+    ties = np.asarray(ties)
+    if ties.shape != (n,): raise ValueError(f"ties must have shape ({n},), one label per position in accept order; got {ties.shape}")
+    new_group = np.ones(n, bool)
+    np.not_equal(ties[1:], ties[:-1], out=new_group[1:])
+    return np.flatnonzero(new_group)
+
+def _tied_positions(ties, n:int):
+    "The groups of more than one row: (their positions, in order; each group's start; each group's size), or None."
+    starts = _tie_starts(ties, n)
+    sizes = np.diff(np.r_[starts, n])
+    tied = sizes > 1  # a group of one row is its own mean and its own threshold: left as it is
+    if not tied.any(): return None
+    starts, sizes = starts[tied], sizes[tied]
+    offset = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)  # position = offset + index among tied positions
+    return offset + np.arange(sizes.sum()), starts, sizes
+
+def tie_mean(losses,  # (n,) losses in accept order
+             ties,  # (n,) tie group of each position (`tie_groups`); None: no ties (the losses unchanged)
+            ) -> np.ndarray:  # (n,) each loss replaced by the mean loss of its tie group
+    "The losses with every tie group replaced by its mean: their expected values over all orders of the tied rows."
+    losses = np.asarray(losses, dtype=float)
+    tied = None if ties is None else _tied_positions(ties, len(losses))
+    if tied is None: return losses
+    positions, starts, sizes = tied
+    out = losses.copy()
+    out[positions] = np.repeat(np.add.reduceat(losses[positions], np.cumsum(sizes) - sizes) / sizes, sizes)
+    return out
+
 # %% ../nbs/05_selective.ipynb #1dd06da2
 _HARMONIC = np.zeros(1, dtype=np.longdouble)  # H[0..], grown on demand and reused (it is the same prefix every time)
 
@@ -142,7 +184,7 @@ def _block_harmonic_sums(W:np.ndarray,  # (B, n) block sizes w
     else: C = np.concatenate([[0.0], np.cumsum(H)]).__getitem__  # C[m] = H[0] + ... + H[m - 1], extended precision
     return (C(before + W) - C(before)).astype(float)
 
-# %% ../nbs/05_selective.ipynb #306de0e2
+# %% ../nbs/05_selective.ipynb #5e08416c
 def _checked_weights(weights) -> np.ndarray:
     "`weights` as an int64 array of shape (n,) or (B, n), after checking they are non-negative integers."
     W = np.asarray(weights)
@@ -156,6 +198,7 @@ class Multiplicities:
     "Integer multiplicities of the rows in accept order, (n,) or (B, n), with the coefficients the summaries share."
     def __init__(self,
                  weights,  # (n,) or (B, n) non-negative integers: row i appears w_i times in resample b
+                 ties=None,  # optional (n,) tie group of each position (`tie_groups`): tied rows are one threshold
                 ):
         W = _checked_weights(weights)
         self.one_dimensional = W.ndim == 1  # results are floats (not (B,) arrays) for (n,) weights
@@ -163,6 +206,10 @@ class Multiplicities:
         self.count = np.cumsum(self.W, axis=1)  # (B, n) positions up to and including each row's block
         self.before = self.count - self.W  # (B, n) b_i: positions before each row's block
         self.N = self.count[:, -1] if self.n else np.zeros(len(self.W), np.int64)  # (B,) expanded list lengths
+        self.ties = None if ties is None else np.asarray(ties)
+        if ties is not None:
+            self.starts = _tie_starts(ties, self.n)  # first row of each tie group
+            self.group_of = np.repeat(np.arange(len(self.starts)), np.diff(np.r_[self.starts, self.n]))  # (n,) each row's group
 
     @property
     def n(self) -> int: "Number of rows."; return self.W.shape[1]
@@ -176,8 +223,24 @@ class Multiplicities:
         return self.count[:, n_parsed - 1] if n_parsed else np.zeros(len(self.W), np.int64)
 
     @cached_property
+    def groups(self) -> "Multiplicities | None":
+        "The tie groups as rows of their own: (B, G) multiplicities M_g (None without ties; itself when no two rows tie)."
+        if self.ties is None: return None
+        if len(self.starts) == self.n: return self  # every group one row (its copies): the rows' own blocks
+        return Multiplicities(np.add.reduceat(self.W, self.starts, axis=1) if self.n else self.W)
+
+    def group_means(self, losses:np.ndarray) -> np.ndarray:
+        "(B, G): the weighted mean loss of each tie group in each resample (0 where it is empty); cached per array."
+        cache = self.__dict__.setdefault("_group_means", {})
+        if id(losses) not in cache or cache[id(losses)][0] is not losses:
+            M = self.groups.W
+            sums = np.add.reduceat(self.W * losses, self.starts, axis=1) if self.n else np.zeros_like(M, dtype=float)
+            with np.errstate(invalid="ignore", divide="ignore"): cache[id(losses)] = (losses, np.where(M > 0, sums / M, 0.0))
+        return cache[id(losses)][1]
+
+    @cached_property
     def aurc_coefficients(self) -> np.ndarray:
-        "(B, n): N aurc = aurc_coefficients @ losses."
+        "(B, n): N aurc = aurc_coefficients @ losses (per sample; with ties, use `groups` and `group_means`)."
         H_N = _harmonic_numbers(int(self.N.max(initial=0)))[self.N].astype(float)
         return self.W * H_N[:, None] - _block_harmonic_sums(self.W, self.before)
 
@@ -194,33 +257,44 @@ class Multiplicities:
             cache[k.tobytes()] = np.minimum(np.maximum(k[:, None] - self.before, 0), self.W).astype(float)
         return cache[k.tobytes()]
 
+    def tied_sum(self, coefficients:str, losses:np.ndarray, k=None) -> np.ndarray:
+        "(B,): a summary's coefficients times the losses, per sample or (with ties) per group on the group means."
+        # a group of one row is a block of copies of one loss: its mean is that loss, and the per-row sums are the same
+        m, values = (self, losses) if self.ties is None or self.groups is self else (self.groups, self.group_means(losses))
+        C = m.copies_among_first(k) if coefficients == "copies" else getattr(m, f"{coefficients}_coefficients")
+        return C @ values if values.ndim == 1 else np.einsum("bg,bg->b", C, values)
+
     def block_holding(self, k) -> np.ndarray:
         "(B,): the row whose block holds position k[b] (1 <= k[b] <= N[b]) of resample b."
         return np.minimum((self.count < np.asarray(k)[:, None]).sum(axis=1), self.n - 1)
 
-def _multiplicities(weights, n:int) -> Multiplicities:
-    "`weights` as `Multiplicities`, checked against n rows."
-    m = weights if isinstance(weights, Multiplicities) else Multiplicities(weights)
+def _multiplicities(weights, n:int, ties=None) -> Multiplicities:
+    "`weights` as `Multiplicities` with `ties`, checked against n rows (a `Multiplicities` brings its own ties)."
+    m = weights if isinstance(weights, Multiplicities) else Multiplicities(weights, ties)
     if m.n != n:
         raise ValueError(f"weights must have shape ({n},) or (B, {n}), aligned with the rows in accept order; got {m.n} rows")
+    if ties is not None and m.ties is not ties and (m.ties is None or not np.array_equal(m.ties, ties)):
+        raise ValueError("the weights are a Multiplicities with other ties: give the ties to Multiplicities only")
     return m
 
-# %% ../nbs/05_selective.ipynb #563d4eec
+# %% ../nbs/05_selective.ipynb #c3bbfe36
 def aurc(losses,  # (n,) losses in accept order, failures last
          weights=None,  # optional (n,) or (B, n) integer multiplicities of the rows (or `Multiplicities`)
+         ties=None,  # optional (n,) tie groups (`tie_groups`): tied rows are one threshold; None: per sample
         ):  # float, or (B,) array for (B, n) weights
     "Area under the risk-coverage curve: the mean of the n prefix risks (of the expanded list, with `weights`)."
     losses = np.asarray(losses, dtype=float)
-    if weights is None: return float(prefix_risks(losses).mean())
-    m = _multiplicities(weights, len(losses))
-    with np.errstate(invalid="ignore", divide="ignore"): return m.result(m.aurc_coefficients @ losses / m.N)
+    if weights is None: return float(prefix_risks(tie_mean(losses, ties)).mean())
+    m = _multiplicities(weights, len(losses), ties)
+    with np.errstate(invalid="ignore", divide="ignore"): return m.result(m.tied_sum("aurc", losses) / m.N)
 
-# %% ../nbs/05_selective.ipynb #98cee4bb
+# %% ../nbs/05_selective.ipynb #d4b6adc0
 def eaurc(losses,  # (n,) losses in accept order, failures last
           weights=None,  # optional (n,) or (B, n) integer multiplicities of the rows (or `Multiplicities`)
+          ties=None,  # optional (n,) tie groups (`tie_groups`): tied rows are one threshold; None: per sample
          ):  # float, or (B,) array for (B, n) weights
     "Excess AURC: aurc minus the aurc of the same losses sorted ascending (the exact finite-sample oracle)."
-    return aurc(losses, weights) - oracle_aurc(losses, weights)
+    return aurc(losses, weights, ties) - oracle_aurc(losses, weights)
 
 def oracle_aurc(losses,  # (n,) losses, in any order (the oracle sorts them)
                 weights=None,  # optional (n,) or (B, n) integer multiplicities aligned with `losses` (or `Multiplicities`)
@@ -251,18 +325,19 @@ def oracle_aurc(losses,  # (n,) losses, in any order (the oracle sorts them)
     oracle.one_dimensional = one_dimensional
     return aurc(values, oracle)
 
-# %% ../nbs/05_selective.ipynb #a733e17b
+# %% ../nbs/05_selective.ipynb #0857fe45
 def augrc(losses,  # (n,) losses in accept order, failures last
           weights=None,  # optional (n,) or (B, n) integer multiplicities of the rows (or `Multiplicities`)
+          ties=None,  # optional (n,) tie groups (`tie_groups`): tied rows are one threshold; None: per sample
          ):  # float, or (B,) array for (B, n) weights
     "Area under the generalised risk-coverage curve: mean over k of (sum of the first k losses) / n."
     losses = np.asarray(losses, dtype=float)
-    if weights is None: return float(np.cumsum(losses).sum() / len(losses) ** 2)
-    m = _multiplicities(weights, len(losses))
+    if weights is None: return float(np.cumsum(tie_mean(losses, ties)).sum() / len(losses) ** 2)
+    m = _multiplicities(weights, len(losses), ties)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return m.result(m.augrc_coefficients @ losses / m.N.astype(float) ** 2)
+        return m.result(m.tied_sum("augrc", losses) / m.N.astype(float) ** 2)
 
-# %% ../nbs/05_selective.ipynb #aec97cc2
+# %% ../nbs/05_selective.ipynb #ae6822dd
 def _accepted_count(coverage:float,  # c in (0, 1]
                     n,  # number of rows (an int, or an array of them)
                    ):  # k = ceil(c n - 1e-9), int64
@@ -278,18 +353,19 @@ def risk_at(losses,  # (n,) losses in accept order; the first `n_parsed` are the
             n_parsed:int,  # number of parsed rows (they come first)
             coverage:float,  # coverage c in (0, 1]
             weights=None,  # optional (n,) or (B, n) integer multiplicities of the rows (or `Multiplicities`)
+            ties=None,  # optional (n,) tie groups (`tie_groups`): tied rows are one threshold; None: per sample
            ):  # float (NaN if c n is beyond the parsed rows), or (B,) array for (B, n) weights
     "Selective risk at coverage c: the mean loss of the first ceil(c n - 1e-9) rows; NaN if they include failures."
     losses = np.asarray(losses, dtype=float)
     n = len(losses); n_parsed = _check_n_parsed(n_parsed, n)
     if weights is None:
         k = int(_accepted_count(coverage, n))
-        return float(losses[:k].sum() / k) if 1 <= k <= n_parsed else math.nan
-    m = _multiplicities(weights, n)
+        return float(tie_mean(losses, ties)[:k].sum() / k) if 1 <= k <= n_parsed else math.nan
+    m = _multiplicities(weights, n, ties)
     k = _accepted_count(coverage, m.N)
     reachable = (k >= 1) & (k <= m.n_parsed(n_parsed))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return m.result(np.where(reachable, m.copies_among_first(k) @ losses / k, np.nan))
+        return m.result(np.where(reachable, m.tied_sum("copies", losses, k) / k, np.nan))
 
 # %% ../nbs/05_selective.ipynb #643f4caa
 def pool_of(ids,  # (n,) comparison ids `{pack}/{h(anchor)}__{h(candidate)}`
@@ -297,7 +373,7 @@ def pool_of(ids,  # (n,) comparison ids `{pack}/{h(anchor)}__{h(candidate)}`
     "The pool (pack and anchor) of each comparison id."
     return np.strings.partition(np.asarray(ids, dtype=str), "__")[0]
 
-# %% ../nbs/05_selective.ipynb #59c57503
+# %% ../nbs/05_selective.ipynb #3e92d271
 class RegretPools:
     "The order-independent part of set-level regret, computed once per set of rows; `curves` then runs per accept order."
     def __init__(self,
@@ -309,10 +385,10 @@ class RegretPools:
                 ):
         self.parsed, S = np.asarray(parsed, dtype=bool), np.asarray(S, dtype=float)
         self.n = n = len(S)
-        # every parsed row's rank as a pick: highest E_l first, then comparison id, then row index (other rows are
-        # never picked, so they need no rank: they get n, after every parsed row)
+        # every parsed row's rank as a pick: highest round(E_l, 12) first, then comparison id, then row index (other
+        # rows are never picked, so they need no rank: they get n, after every parsed row)
         candidates = np.flatnonzero(self.parsed)
-        self.pick_order = sort_rows(-np.asarray(E_l, dtype=float), ids, rows=candidates)
+        self.pick_order = sort_rows(-np.round(np.asarray(E_l, dtype=float), 12), ids, rows=candidates)
         self.rank = np.full(n, n, np.int64); self.rank[self.pick_order] = np.arange(len(candidates))
         self.group = pd.factorize(np.asarray(pool))[0]  # any consistent codes group the rows (hashing, no sort)
         self.group = self.group.astype(np.int16 if self.group.max(initial=0) < 2 ** 15 else np.int64)  # radix-sortable
@@ -394,34 +470,70 @@ def regret_curve(order,  # (n,) row indices in accept order (from `order_rows`)
     "Set-level regret after accepting each prefix of the accept order: mean over pools with an accepted row."
     return RegretPools(parsed, E_l, S, pool, ids).curves(order, weights, (log2,))[0]
 
-# %% ../nbs/05_selective.ipynb #9481a82a
+# %% ../nbs/05_selective.ipynb #faeeefda
+def _threshold_points(curve, m:Multiplicities):
+    "Per tie group and resample: the curve before and after the group, (B, G) each."
+    ends = np.r_[m.starts[1:], m.n] - 1  # the last row of each group: the curve there is the value after the group
+    end = np.broadcast_to(curve, m.W.shape)[:, ends]
+    start = np.empty_like(end); start[:, :1] = np.nan; start[:, 1:] = end[:, :-1]
+    return np.where(np.isnan(start), end, start), end  # no pool open before the group: held at its end value
+
+def threshold_curve(curve,  # (n,) risk curve R_k per position in accept order (e.g. `regret_curve`)
+                    ties,  # (n,) tie groups (`tie_groups`); None: the curve unchanged
+                   ) -> np.ndarray:  # (n,) the curve interpolated linearly inside each tie group
+    "A risk curve with tied rows as one threshold: known at each group's end, linear in between."
+    curve = np.asarray(curve, dtype=float)
+    tied = None if ties is None else _tied_positions(ties, len(curve))
+    if tied is None: return curve  # (a group of one row: its value is the curve's)
+    positions, starts, sizes = tied
+    end = curve[starts + sizes - 1]  # the curve after each group
+    start = np.where(starts > 0, curve[np.maximum(starts - 1, 0)], np.nan)  # ... and after the group before it
+    start = np.where(np.isnan(start), end, start)  # no pool open before the group: held at its end value
+    t = positions - np.repeat(starts, sizes) + 1  # 1..M inside each group
+    out = curve.copy()
+    out[positions] = np.repeat(start, sizes) + t / np.repeat(sizes, sizes) * np.repeat(end - start, sizes)
+    return out
+
 def curve_aurc(curve,  # (n,) risk curve R_k (e.g. `regret_curve`), or (B, n) with (B, n) weights
                weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
+               ties=None,  # optional (n,) tie groups (`tie_groups`): tied rows are one threshold; None: per sample
               ):  # float, or (B,) array for (B, n) weights
     "Area under a risk curve given per row: the mean of R_k over k = 1..n (of the expanded list, with `weights`)."
     curve = np.asarray(curve, dtype=float)
-    if weights is None: return float(curve.mean())
-    m = _multiplicities(weights, curve.shape[-1])
+    if weights is None and ties is None: return float(curve.mean())
+    m = _multiplicities(np.ones(curve.shape[-1], np.int64) if weights is None else weights, curve.shape[-1], ties)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return m.result(np.einsum("bn,bn->b", m.W, np.where(m.W > 0, curve, 0.0)) / m.N)
+        if m.ties is None: return m.result(np.einsum("bn,bn->b", m.W, np.where(m.W > 0, curve, 0.0)) / m.N)
+        start, end = _threshold_points(curve, m)
+        M = m.groups.W
+        area = np.where(M > 0, M * start + (M + 1) / 2 * (end - start), 0.0)
+        return m.result(area.sum(axis=1) / m.N)
 
 def curve_risk_at(curve,  # (n,) risk curve R_k, or (B, n) with (B, n) weights
                   n_parsed:int,  # number of parsed rows (they come first in the accept order)
                   coverage:float,  # coverage c in (0, 1]
                   weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
+                  ties=None,  # optional (n,) tie groups (`tie_groups`): tied rows are one threshold; None: per sample
                  ):  # float (NaN beyond the parsed rows), or (B,) array for (B, n) weights
     "A risk curve read at coverage c: R_k with k = ceil(c n - 1e-9); NaN if k > n_parsed."
     curve = np.asarray(curve, dtype=float)
     n = curve.shape[-1]; n_parsed = _check_n_parsed(n_parsed, n)
-    if weights is None:
+    if weights is None and ties is None:
         k = int(_accepted_count(coverage, n))
         return float(curve[k - 1]) if 1 <= k <= n_parsed else math.nan
-    m = _multiplicities(weights, n)
+    m = _multiplicities(np.ones(n, np.int64) if weights is None else weights, n, ties)
     k = _accepted_count(coverage, m.N)
-    value = np.take_along_axis(np.broadcast_to(curve, m.W.shape), m.block_holding(k)[:, None], axis=1)[:, 0]
+    if m.ties is None:
+        value = np.take_along_axis(np.broadcast_to(curve, m.W.shape), m.block_holding(k)[:, None], axis=1)[:, 0]
+    else:
+        start, end = _threshold_points(curve, m)
+        g = m.groups.block_holding(k)[:, None]  # the tie group holding position k
+        def at(a): return np.take_along_axis(a, g, axis=1)[:, 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = at(start) + (k - at(m.groups.before)) / at(m.groups.W) * (at(end) - at(start))
     return m.result(np.where((k >= 1) & (k <= m.n_parsed(n_parsed)), value, np.nan))
 
-# %% ../nbs/05_selective.ipynb #75d0121b
+# %% ../nbs/05_selective.ipynb #d1ac27f0
 DEFAULT_COVERAGES = (0.10, 0.25, 0.50, 0.75)  # coverages reported as risk_at_XX by default
 
 def coverage_name(coverage:float,  # c in (0, 1], a multiple of 0.01
@@ -437,36 +549,45 @@ def loss_summary(losses,  # (n,) losses in accept order, failures last
                  coverages=DEFAULT_COVERAGES,  # coverages for risk_at_XX
                  weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
                  oracle=None,  # `oracle_aurc` of these losses and weights, if already known (it does not depend on the order)
+                 ties=None,  # optional (n,) tie groups (`tie_groups`): tied rows are one threshold; None: per sample
                 ) -> dict:  # {"aurc", "eaurc", "augrc", "risk_at_XX"...} -> float, or (B,) arrays with (B, n) weights
     "Every selective summary of one pointwise loss."
     if weights is not None:
-        weights = _multiplicities(weights, len(losses))
+        weights = _multiplicities(weights, len(losses), ties)
         area, area_generalised = aurc(losses, weights), augrc(losses, weights)
+        at = {coverage_name(c): risk_at(losses, n_parsed, c, weights) for c in coverages}
     else:  # `aurc` and `augrc` from one cumulative sum (the same arithmetic as the two functions)
         losses = np.asarray(losses, dtype=float)
-        totals = np.cumsum(losses)
+        tied = tie_mean(losses, ties)  # (averaged once for every summary)
+        totals = np.cumsum(tied)
         area = float((totals / np.arange(1, len(losses) + 1)).mean())
         area_generalised = float(totals.sum() / len(losses) ** 2)
+        at = {coverage_name(c): risk_at(tied, n_parsed, c) for c in coverages}
     if oracle is None: oracle = oracle_aurc(losses, weights)
-    out = dict(aurc=area, eaurc=area - oracle, augrc=area_generalised)
-    return out | {coverage_name(c): risk_at(losses, n_parsed, c, weights) for c in coverages}
+    return dict(aurc=area, eaurc=area - oracle, augrc=area_generalised) | at
 
 def curve_summary(curve,  # (n,) risk curve (e.g. regret), or (B, n) with (B, n) weights
                   n_parsed:int,  # number of parsed rows (they come first)
                   coverages=DEFAULT_COVERAGES,  # coverages for risk_at_XX
                   weights=None,  # optional (n,) or (B, n) integer multiplicities in accept order (or `Multiplicities`)
+                  ties=None,  # optional (n,) tie groups (`tie_groups`): tied rows are one threshold; None: per sample
                  ) -> dict:  # {"aurc", "risk_at_XX"...} -> float, or (B,) arrays with (B, n) weights
     "The selective summaries of a risk curve (regret has no E-AURC or AUGRC)."
-    if weights is not None: weights = _multiplicities(weights, np.shape(curve)[-1])
+    if weights is not None: weights = _multiplicities(weights, np.shape(curve)[-1], ties); ties = None  # (in weights)
+    elif ties is not None: curve = threshold_curve(curve, ties); ties = None  # interpolated once for every summary
     return dict(aurc=curve_aurc(curve, weights)) | {coverage_name(c): curve_risk_at(curve, n_parsed, c, weights)
                                                     for c in coverages}
 
-# %% ../nbs/05_selective.ipynb #e769df68
+# %% ../nbs/05_selective.ipynb #5a435a24
 def risk_coverage(risks,  # (n,) risk after accepting k = 1..n rows: `prefix_risks(losses)` or `regret_curve(...)`
                   n_parsed:int,  # number of parsed rows (they come first)
-                 ) -> dict:  # {"coverage", "risk", "reachable"}: (n,) arrays
+                  max_points:int|None=None,  # keep at most about this many points (evenly spaced in k, plus n_parsed); None: all n
+                 ) -> dict:  # {"coverage", "risk", "reachable"}: arrays, one entry per point kept
     "The risk-coverage curve as arrays: coverage k/n, the risk, and whether k is reachable (k <= n_parsed)."
     risks = np.asarray(risks, dtype=float)
     n = len(risks); n_parsed = _check_n_parsed(n_parsed, n)
     k = np.arange(1, n + 1)
-    return dict(coverage=k / n, risk=risks, reachable=k <= n_parsed)
+    if max_points is not None and n > max_points:
+        if max_points < 2: raise ValueError(f"max_points must be at least 2, got {max_points}")
+        k = np.unique(np.r_[np.rint(np.linspace(1, n, max_points)).astype(np.int64), [n_parsed] if n_parsed else []])
+    return dict(coverage=k / n, risk=risks[k - 1], reachable=k <= n_parsed)
