@@ -420,20 +420,22 @@ def _truth_table(eval_rows: pd.DataFrame, warnings: list) -> pd.DataFrame:
     return pd.DataFrame({"comparison_id": first.index, "pack": first["pack"].to_numpy(),
                          "true_bin": first["true_bin"].to_numpy(), "speedup": speed}).reset_index(drop=True)
 
-# %% ../nbs/06_metrics.ipynb #74db4223
+# %% ../nbs/06_metrics.ipynb #ede98799
 def _float_column(df: pd.DataFrame, name: str) -> np.ndarray:
     if name not in df: return np.full(len(df), np.nan)
     return pd.to_numeric(df[name], errors="coerce").astype(float).to_numpy()
 
 def _surrogate_rows(label: str, preds: pd.DataFrame, truth: pd.DataFrame) -> SurrogateRows:
     P = prob_matrix(preds)
-    outcomes = P.shape[1]
     parsed = ~np.isnan(P).any(axis=1)
-    deferred = preds["deferred"].fillna(False).astype(bool).to_numpy() if "deferred" in preds else np.zeros(len(preds), bool)
-    P = np.where(parsed[:, None], P, 1.0 / outcomes)
     ids = preds["comparison_id"].astype(str).to_numpy()
     at = truth.set_index("comparison_id").loc[ids]
     y = at["true_bin"].to_numpy(np.int64)
+    if P.shape[1] == 8 and (y == 0).any():  # an 8-outcome surrogate on a set with failing candidates: its p_failure is 0
+        P = np.column_stack([np.zeros(len(P)), P])
+    outcomes = P.shape[1]
+    deferred = preds["deferred"].fillna(False).astype(bool).to_numpy() if "deferred" in preds else np.zeros(len(preds), bool)
+    P = np.where(parsed[:, None], P, 1.0 / outcomes)
     lowest = 1 if outcomes == 8 else 0
     bad = np.flatnonzero((y < lowest) | (y > 8))
     if len(bad): raise ValueError(f"surrogate {label!r} forecasts {outcomes} outcomes but the eval set's true_bin is {y[bad[0]]} "

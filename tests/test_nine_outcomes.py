@@ -49,10 +49,11 @@ def test_search_log_to_builder_to_score_to_metrics(eval_set):
     uniform = predictions[predictions.surrogate_label == "uniform"]
     expected = np.mean([0.5625 if y[c] == 0 else 0.4375 for c in uniform.comparison_id])
     assert abs(summary["surrogates"]["uniform"]["half_brier_all"] - expected) < 1e-12
-    # the metrics read the failure rows in the 9-outcome mode (the 9-outcome surrogate; the metrics refuse an
-    # 8-outcome one on an eval set with failures, while the scoring summary counts its p_failure as 0)
-    table = ForecastTable.build(rows, nine)
-    metrics, _ = compute_metrics(table, n_bootstrap=0, reference="scripted9")
+    # the metrics read the failure rows in the 9-outcome mode; the 8-outcome baseline's p_failure counts as 0 there,
+    # as in the scoring summary
+    table = ForecastTable.build(rows, predictions)
+    metrics, _ = compute_metrics(table, n_bootstrap=0, reference="uniform")
+    assert abs(metrics["uniform"]["half_brier"]["all"]["pooled"] - expected) < 1e-12
     P = np.array([[e["p"] for e in b] for b in nine.bin_probabilities])
     hb = float(np.mean(half_brier(P, y.loc[nine.comparison_id].to_numpy())))
     assert abs(metrics["scripted9"]["half_brier"]["all"]["pooled"] - hb) < 1e-9
