@@ -9,7 +9,7 @@ __all__ = ['TEMPERATURE_FLOOR', 'ISOTONIC_UNIFORM_MIX', 'RECALIBRATION_METHODS',
            'recalibration_report', 'apply_recalibration', 'Forecaster', 'RiskControl', 'fit_risk_control',
            'risk_control_report', 'FilterDecision', 'Filter', 'format_forecast', 'forecast_command']
 
-# %% ../nbs/08_forecaster.ipynb #4f620929
+# %% ../nbs/08_forecaster.ipynb #1954e66f
 import asyncio, concurrent.futures, json, math, operator, sys, tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
@@ -18,15 +18,15 @@ from typing import Mapping, Sequence
 import numpy as np, pandas as pd
 from pydantic import TypeAdapter, ValidationError
 from . import bins as _bins
-from .data import ConfigError, atomic_write_text, resolve_config_path
+from .data import ConfigError, atomic_write_text, load_json_config, resolve_config_path
 from .forecast import PACK_NAME_RE, comparison_id
 from .prompts import UnknownHardwareError, hardware_profile
 from .scoring import (DEFAULT_HARDWARE, Comparison, ScoreConfig, build_surrogates, collect_rows, known_packs,
-                                     load_pairs, load_score_config, plan_tasks, run_tasks)
+                                     load_pairs, plan_tasks, run_tasks)
 from .search.events import ON_DEFER, RULES
 from .surrogates import SurrogateConfig, SurrogateSetupError, close_surrogates, resolve_training_artifact
 
-# %% ../nbs/08_forecaster.ipynb #5944e01f
+# %% ../nbs/08_forecaster.ipynb #45aa6ab9
 def surrogate_config(config, # a surrogate config (dict or pydantic), or a JSON file / shipped name of one or of a scoring config
                      label: str | None = None, # which surrogate of a scoring config (optional when it has one)
                     ) -> tuple:
@@ -36,18 +36,13 @@ def surrogate_config(config, # a surrogate config (dict or pydantic), or a JSON 
         path = resolve_config_path(config)
         try: raw = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as e: raise ConfigError(f"{path}: cannot read the config: {e}") from None
-        if isinstance(raw, dict) and "surrogates" in raw:
-            score = load_score_config(path)
-            labels = [s.label for s in score.surrogates]
-            if label is None and len(labels) > 1:
-                raise ConfigError(f"{path} holds {len(labels)} surrogates ({', '.join(labels)}): choose one with --surrogate / label=")
-            chosen = [s for s in score.surrogates if label in (None, s.label)]
-            if not chosen: raise ConfigError(f"{path}: no surrogate labelled {label!r}; labels: {', '.join(labels)}")
-            return chosen[0], score.seed
+        if isinstance(raw, dict) and "surrogates" in raw: return surrogate_config_from_score(load_json_config(path, ScoreConfig), label, str(path))
         config, where = raw, str(path)
     if isinstance(config, Mapping):
         if "surrogates" in config:
-            return surrogate_config_from_score(ScoreConfig.model_validate(config), label)
+            try: score = ScoreConfig.model_validate(dict(config))
+            except ValidationError as e: raise ConfigError(f"{where}: invalid scoring config: {e.errors()[0]['msg']}") from None
+            return surrogate_config_from_score(score, label, where)
         try: config = TypeAdapter(SurrogateConfig).validate_python(dict(config))
         except ValidationError as e:
             problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
@@ -56,13 +51,18 @@ def surrogate_config(config, # a surrogate config (dict or pydantic), or a JSON 
     try: return resolve_training_artifact(config), seed
     except SurrogateSetupError as e: raise ConfigError(f"{where}: {e}") from None
 
-def surrogate_config_from_score(score: ScoreConfig, label: str | None) -> tuple:
-    "The surrogate `label` of a validated scoring config, and its seed."
+def surrogate_config_from_score(score: ScoreConfig, # a validated scoring config
+                                label: str | None, # the surrogate to pick (optional when there is one)
+                                where: str = "the config", # named in errors
+                               ) -> tuple:
+    "The surrogate `label` of a scoring config (training artifact resolved), and the config's seed."
     labels = [s.label for s in score.surrogates]
-    if label is None and len(labels) > 1: raise ConfigError(f"the config holds {len(labels)} surrogates ({', '.join(labels)}): choose one with label=")
+    if label is None and len(labels) > 1:
+        raise ConfigError(f"{where} holds {len(labels)} surrogates ({', '.join(labels)}): choose one with --surrogate / label=")
     chosen = [s for s in score.surrogates if label in (None, s.label)]
-    if not chosen: raise ConfigError(f"no surrogate labelled {label!r}; labels: {', '.join(labels)}")
-    return resolve_training_artifact(chosen[0]), score.seed
+    if not chosen: raise ConfigError(f"{where}: no surrogate labelled {label!r}; labels: {', '.join(labels)}")
+    try: return resolve_training_artifact(chosen[0]), score.seed
+    except SurrogateSetupError as e: raise ConfigError(f"{where}: {e}") from None
 
 # %% ../nbs/08_forecaster.ipynb #798e87b7
 def _probabilities(forecast) -> list[float]:
@@ -211,7 +211,25 @@ def merge_forecasts(rows: list[dict], # the runner's prediction rows of one (sur
                           probs_sd=tuple(float(x) for x in P.std(axis=0)), expected_bin_sd=float(np.std(per_repeat)),
                           **summary_of(mean), **common)
 
-# %% ../nbs/08_forecaster.ipynb #ea8f995d
+# %% ../nbs/08_forecaster.ipynb #5c3f93ad
+class _JSONFile:
+    "Save and load a dataclass as a JSON file tagged with its kind (`KIND`), so that another JSON is refused by name."
+    KIND = WHAT = ""  # the tag, and what the file is called in errors
+
+    def to_json(self) -> str: return json.dumps({"kind": self.KIND, **self.__dict__}, indent=1)
+
+    def save(self, path): "Write it as JSON (atomically)."; atomic_write_text(Path(path), self.to_json() + "\n")
+
+    @classmethod
+    def load(cls, path):
+        "What `save` wrote; `ConfigError` (one line) for anything else."
+        try: d = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e: raise ConfigError(f"{path}: cannot read the {cls.WHAT}: {e}") from None
+        if not isinstance(d, dict) or d.pop("kind", None) != cls.KIND:
+            raise ConfigError(f"{path}: not a {cls.WHAT} file (saved by {cls.__name__}.save)")
+        try: return cls(**d)
+        except TypeError as e: raise ConfigError(f"{path}: {e}") from None
+
 TEMPERATURE_FLOOR = 1e-6  # probabilities are floored here before the power (a zero cannot move otherwise)
 ISOTONIC_UNIFORM_MIX = 1e-3  # share of the uniform distribution mixed into isotonic outputs (no impossible bin)
 RECALIBRATION_METHODS = ("temperature", "isotonic")
@@ -223,8 +241,9 @@ def _temperature(P: np.ndarray, T: float) -> np.ndarray:
     return Q / Q.sum(axis=1, keepdims=True)
 
 @dataclass
-class Recalibration:
+class Recalibration(_JSONFile):
     "A fitted recalibration map of forecast distributions (8 or 9 outcomes)."
+    KIND, WHAT = "gpu_forecasters.recalibration", "recalibration"
     method: str  # "temperature" or "isotonic"
     outcomes: int  # 8, or 9 with failure
     n_rows: int  # rows it was fitted on
@@ -277,19 +296,7 @@ class Recalibration:
             Q = (1 - ISOTONIC_UNIFORM_MIX) * Q + ISOTONIC_UNIFORM_MIX / self.outcomes
         return Q[0] if single else Q
 
-    def to_json(self) -> str: return json.dumps({"kind": "gpu_forecasters.recalibration", **self.__dict__}, indent=1)
 
-    def save(self, path): "Write the map as JSON (atomically)."; atomic_write_text(Path(path), self.to_json() + "\n")
-
-    @classmethod
-    def load(cls, path) -> "Recalibration":
-        "A map saved by `save`; `ConfigError` (one line) for anything else."
-        try: d = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e: raise ConfigError(f"{path}: cannot read the recalibration: {e}") from None
-        if not isinstance(d, dict) or d.pop("kind", None) != "gpu_forecasters.recalibration":
-            raise ConfigError(f"{path}: not a recalibration file (saved by Recalibration.save)")
-        try: return cls(**d)
-        except TypeError as e: raise ConfigError(f"{path}: {e}") from None
 
 # %% ../nbs/08_forecaster.ipynb #67e748b0
 def recalibrate_rows(predictions: pd.DataFrame, # prediction rows of one surrogate (published schema)
@@ -334,7 +341,7 @@ def recalibration_report(eval_rows: pd.DataFrame, # labelled eval-set rows
     metrics, _ = compute_metrics(table, n_bootstrap=n_bootstrap, reference=label)
     return pd.DataFrame([{"surrogate": l, **{k: metrics[l][k]["all"]["value"] for k in keys}} for l in table.labels]).set_index("surrogate")
 
-# %% ../nbs/08_forecaster.ipynb #9ad7ee29
+# %% ../nbs/08_forecaster.ipynb #82af5ee0
 def _run_sync(coro):
     "Run a coroutine to the end from synchronous code; inside a running event loop (Jupyter), on a loop of its own in a thread."
     try: asyncio.get_running_loop()
@@ -407,9 +414,9 @@ class Forecaster:
         return Comparison(pair_id or comparison_id(name, anchor_code, candidate_code), name, anchor_code, candidate_code, device,
                           candidate_language=candidate_language, task_description=description)
 
-    def _recalibrated(self, result: ForecastResult) -> ForecastResult: return apply_recalibration(result, self.recalibration)
 
-# %% ../nbs/08_forecaster.ipynb #ef7a4776
+
+# %% ../nbs/08_forecaster.ipynb #bb5702d6
 def _as_comparison(self: Forecaster, pair) -> Comparison:
     if isinstance(pair, Comparison): return pair
     if not isinstance(pair, Mapping): raise ValueError(f"a pair is a dict or a Comparison, got {type(pair).__name__}")
@@ -440,7 +447,7 @@ async def _aforecast_many(self: Forecaster,
     by_id = defaultdict(list)
     for plan in plans:
         for row in collect_rows(plan.tasks, {**plan.records, **fresh}): by_id[row["comparison_id"]].append(row)
-    merged = {cid: self._recalibrated(merge_forecasts(rows, self.n_repeats)) for cid, rows in by_id.items()}
+    merged = {cid: apply_recalibration(merge_forecasts(rows, self.n_repeats), self.recalibration) for cid, rows in by_id.items()}
     return [merged[c.comparison_id] for c in comparisons]
 
 async def _aforecast(self: Forecaster, anchor_code: str, candidate_code: str, *, pack=None, task=None, hardware=None) -> ForecastResult:
@@ -469,12 +476,13 @@ Forecaster.forecast_many, Forecaster.forecast, Forecaster.close = _forecast_many
 Forecaster.__enter__ = lambda self: self
 Forecaster.__exit__ = lambda self, *exc: self.close()
 
-# %% ../nbs/08_forecaster.ipynb #843a3fcb
+# %% ../nbs/08_forecaster.ipynb #cc461100
 RISK_CONTROL_METHODS = ("ltt", "conformal")
 
 @dataclass
-class RiskControl:
+class RiskControl(_JSONFile):
     "A calibrated threshold on P(faster): measure a candidate when its P(faster) >= `threshold`."
+    KIND, WHAT = "gpu_forecasters.risk_control", "risk control"
     threshold: float  # λ̂
     alpha: float  # the miss rate bound among truly faster candidates
     delta: float | None  # 1 - confidence (ltt); None for conformal
@@ -485,21 +493,6 @@ class RiskControl:
     measure_rate: float  # calibration candidates at or above the threshold / n_calibration
     fitted_on: str | None = None
 
-    def measure(self, p_faster: float) -> bool: "Whether a candidate with this P(faster) is measured."; return p_faster >= self.threshold
-
-    def to_json(self) -> str: return json.dumps({"kind": "gpu_forecasters.risk_control", **self.__dict__}, indent=1)
-
-    def save(self, path): "Write it as JSON (atomically)."; atomic_write_text(Path(path), self.to_json() + "\n")
-
-    @classmethod
-    def load(cls, path) -> "RiskControl":
-        "A threshold saved by `save`; `ConfigError` (one line) for anything else."
-        try: d = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e: raise ConfigError(f"{path}: cannot read the risk control: {e}") from None
-        if not isinstance(d, dict) or d.pop("kind", None) != "gpu_forecasters.risk_control":
-            raise ConfigError(f"{path}: not a risk-control file (saved by RiskControl.save)")
-        try: return cls(**d)
-        except TypeError as e: raise ConfigError(f"{path}: {e}") from None
 
 def fit_risk_control(p_faster, # (n,) the surrogate's P(faster) of each calibration candidate
                      faster, # (n,) bool: the candidate really is faster (S >= 1)
