@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #b057ea9d
+# %% ../nbs/50_runbook.ipynb #fb4031dd
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="print metrics.json instead of the table")
     m.add_argument("--reference", default="climatology", help="surrogate label of the skill reference (default climatology)")
     m.add_argument("--coverages", type=_coverages, default=(0.1, 0.25, 0.5, 0.75), help="coverages for risk_at_XX, e.g. 0.1,0.25,0.5,0.75")
+    m.add_argument("--ties", choices=("threshold", "per_sample"), default="threshold",
+                   help="tied confidences in AURC, E-AURC, AUGRC and risk@coverage: one threshold (default) or one sample at a time in id order")
     f = commands.add_parser("figures", help="the paper's tables and figures (PNG, PDF, CSV, markdown, index.html)")
     _add_data_options(f)
     f.add_argument("--search-runs", nargs="+", default=None, help="project search run directories (searched for events.jsonl)")
@@ -126,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--steps", type=_labels, default=("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,sandbox,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #95370249
+# %% ../nbs/50_runbook.ipynb #87ba06e0
 def _dispatch(args) -> int:
     if args.command == "search":
         from gpu_forecasters.search.driver import search_command
@@ -138,7 +140,7 @@ def _dispatch(args) -> int:
         from gpu_forecasters.metrics import metrics_command
         return metrics_command(args.eval_set, args.predictions or ["sample"], args.output_dir, as_json=args.json,
                                reference=args.reference, n_bootstrap=args.n_bootstrap, seed=args.seed,
-                               coverages=args.coverages, dedup=args.dedup, revision=args.revision)
+                               coverages=args.coverages, ties=args.ties, dedup=args.dedup, revision=args.revision)
     if args.command == "figures":
         from gpu_forecasters.figures import figures_command
         return figures_command(eval_set=args.eval_set, predictions=args.predictions, output_dir=args.output_dir,
