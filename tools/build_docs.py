@@ -9,11 +9,27 @@ Steps (nbdev and smalldocs do the work; this file only chains them):
    cells and applying the `#|` directives (hide, export, ...). _proc/ is rebuilt from scratch on every run.
 2. The site: `quarto render` in _proc/ when `quarto` is on PATH (as `nbdev_docs` does), else smalldocs renders
    _proc/ (its _quarto.yml, nbdev.yml and sidebar.yml) the same way. The result is moved to --out.
-3. README.md: nbconvert turns _proc/index.ipynb into GitHub markdown (outputs kept, `#|` options applied, Quarto-only
+3. Offline assets: the site ships what its pages would otherwise fetch from a CDN (`vendor_assets`), so maths and
+   fonts render with no internet. KaTeX (its js, css, auto-render and fonts) goes to site_libs/katex/ and every page
+   points there instead of cdn.jsdelivr.net; the theme's Google font (cosmo's Source Sans Pro) goes to
+   site_libs/fonts/ and the theme's `@import` of fonts.googleapis.com points there. Afterwards no page or stylesheet
+   may load a script, stylesheet or font from outside the site, or the step fails naming it.
+4. README.md: nbconvert turns _proc/index.ipynb into GitHub markdown (outputs kept, `#|` options applied, Quarto-only
    syntax removed); figures, if any, go to index_files/ (commit them with the README).
 
 Nothing under nbs/ changes except nbdev.yml and sidebar.yml. A failing step prints one line,
-`build_docs: <step> failed: <reason>`, and exits 1. Check the result with tools/screenshot_docs.py.
+`build_docs: <step> failed: <reason>`, and exits 1. Check the result with tools/check_docs.py (every page in
+headless Chromium: errors, maths, links) and look at it with tools/screenshot_docs.py.
+
+Where the offline assets come from: the npm registry, at the versions and integrity hashes pinned in `NPM` below.
+npm is the upstream of both (KaTeX publishes its dist/ there; Fontsource packages the Google fonts there), and it is
+reachable wherever the project is built. No PyPI package carries KaTeX's own dist/ files at a version we can pin (the
+KaTeX packages there wrap or pre-render it instead), so a dev dependency would be a second-hand copy. Each tarball is
+fetched once with `npm pack` and kept in ~/.cache/gpu_forecasters/npm/ ($XDG_CACHE_HOME if set); it is used only
+if its sha512 equals the pinned one, from the cache as from the registry, so later builds work offline and a
+registry that served other bytes fails the build. To move to another version: `npm view katex@X dist.integrity`,
+then change its line in `NPM`. With Quarto, `quarto render` is asked for KaTeX (`html-math-method`) and its CDN
+links are rewritten the same way (not tried here: Quarto is not installed on the project's machines).
 
 show_doc as a parameter table (a patch for this build only; notebooks and tests still use stock nbdev):
 fastcore 1.12's `MarkdownRenderer`, under nbdev's `show_doc`, writes the signature as a code block with each
@@ -26,9 +42,10 @@ processes, which do not inherit a patch made here, so it runs them serially in t
 project's 2-core machines that is also faster than spawning two workers that each import nbdev and the library again.
 `nbdev_step` checks _proc/ afterwards and fails if any show_doc output kept the code-block form.
 """
-import argparse, gc, inspect, json, os, re, shutil, subprocess, sys, time
+import argparse, base64, gc, hashlib, inspect, json, os, re, shutil, subprocess, sys, tarfile, tempfile, time
 import yaml
 from pathlib import Path, PurePosixPath
+from urllib.parse import parse_qs, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -128,7 +145,7 @@ def render_site(proc: Path, out: Path):
     "Render _proc/ into `out` with Quarto if installed, else smalldocs."
     built = proc/'_docs'  # nbdev.yml sets project.output-dir to the doc_path of settings.ini
     if shutil.which('quarto'):
-        r = subprocess.run(['quarto', 'render', '--no-cache'], cwd=proc, capture_output=True, text=True)
+        r = subprocess.run(['quarto', 'render', '--no-cache', '-M', 'html-math-method:katex'], cwd=proc, capture_output=True, text=True)
         if r.returncode: raise RuntimeError((r.stderr.strip().splitlines() or ['quarto render failed'])[-1])
     else:
         from smalldocs.config import load
@@ -157,6 +174,108 @@ def render_site(proc: Path, out: Path):
     if built.resolve() != out.resolve():
         shutil.rmtree(out, ignore_errors=True)
         shutil.move(built, out)
+
+
+# The npm packages whose files the site ships: name -> (version, integrity as `npm view NAME@VERSION dist.integrity`)
+NPM = {'katex': ('0.16.47', 'sha512-Eeo8Ys1doU1z+x8AZsPpQu+p/QcZBI5PeOo7QGQdy2x2m0MU/hYagBbGOmXwr5KVbEfVuWv9LpnQWeehogurjg=='),
+       '@fontsource/source-sans-pro': ('5.3.0', 'sha512-nd96qXI4stbyRPNEygS2cNhMkAc1kkW9+ORmIOK0oelPTyiitRPk/+9+HUuUYuEjwRRkK/+Gat2J9/NMJest/A==')}
+KATEX_CDN = r'https?://cdn\.jsdelivr\.net/npm/katex@[^/"\'\s]+/dist/'  # where smalldocs (and Quarto) point pages for KaTeX
+GOOGLE_FONTS = r'@import\s+url\(\s*(["\']?)(https?://fonts\.googleapis\.com/css2?\?[^)"\']*)\1\s*\)\s*;?'
+
+
+def _integrity(data: bytes) -> str: return 'sha512-' + base64.b64encode(hashlib.sha512(data).digest()).decode()
+
+
+def npm_tarball(name: str) -> Path:
+    "The pinned tarball of npm package `name` (see `NPM`): from the cache, else `npm pack`; its sha512 checked either way."
+    version, pinned = NPM[name]
+    cache = Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache')/'gpu_forecasters'/'npm'
+    tgz = cache/f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"  # as npm pack names it
+    if tgz.exists() and _integrity(tgz.read_bytes()) == pinned: return tgz
+    if not shutil.which('npm'): raise RuntimeError(f'npm is not installed, and {name}@{version} is not in {cache}: install Node.js and npm (apt-get install -y npm)')
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        r = subprocess.run(['npm', 'pack', f'{name}@{version}', '--pack-destination', tmp, '--json'], capture_output=True, text=True)
+        if r.returncode:  # with --json, npm puts {"error": {"summary": ...}} on stdout
+            try: why = json.loads(r.stdout)['error']['summary']
+            except (ValueError, KeyError, TypeError): why = (r.stderr.strip().splitlines() or ['no message'])[0]
+            raise RuntimeError(f'npm pack {name}@{version} failed (no network? the docs ship it from the npm registry): {why}')
+        got = Path(tmp)/json.loads(r.stdout)[0]['filename']
+        if _integrity(got.read_bytes()) != pinned:
+            raise RuntimeError(f'npm pack {name}@{version} gave a tarball whose sha512 is not the pinned one in tools/build_docs.py NPM: not used')
+        os.replace(got, tgz)
+    return tgz
+
+
+def _extract(name: str, dest: Path, keep) -> int:
+    "Copy the files of npm package `name` for which keep(path in the package) gives a path into `dest`; their count."
+    n = 0
+    with tarfile.open(npm_tarball(name)) as tar:
+        for m in tar.getmembers():
+            rel = m.name.removeprefix('package/')
+            to = keep(rel) if m.isfile() else None
+            if not to: continue
+            (dest/to).parent.mkdir(parents=True, exist_ok=True)
+            (dest/to).write_bytes(tar.extractfile(m).read())  # bytes only: no path or mode from the tarball is trusted
+            n += 1
+    return n
+
+
+def _offset(page: Path, out: Path) -> str: return '../' * (len(page.relative_to(out).parts) - 1)
+
+
+def vendor_katex(out: Path):
+    "KaTeX into out/site_libs/katex/, and every page's KaTeX links pointed there."
+    keep = lambda rel: rel.removeprefix('dist/') if re.fullmatch(r'dist/(katex\.min\.(js|css)|contrib/auto-render\.min\.js|fonts/.*)', rel) else rel if rel == 'LICENSE' else None
+    pages = [p for p in out.rglob('*.html') if re.search(KATEX_CDN, p.read_text(encoding='utf-8'))]
+    if not pages: return
+    if not _extract('katex', out/'site_libs'/'katex', keep): raise RuntimeError('the katex tarball has no dist/ files')
+    for p in pages: p.write_text(re.sub(KATEX_CDN, _offset(p, out) + 'site_libs/katex/', p.read_text(encoding='utf-8')), encoding='utf-8')
+
+
+def vendor_google_fonts(out: Path):
+    "Each Google font a stylesheet @imports, from its Fontsource package into out/site_libs/fonts/, and the @import pointed there."
+    def local(css: Path, url: str) -> str:
+        imports = []
+        for family in parse_qs(urlsplit(url).query).get('family', []):
+            m = re.fullmatch(r'([^:]+)(?::wght@([\d;]+))?', family)
+            slug = m and m[1].lower().replace(' ', '-')
+            if not m or f'@fontsource/{slug}' not in NPM:
+                raise RuntimeError(f"{css.relative_to(out)} imports the Google font '{family}': pin @fontsource/<its name> in NPM (tools/build_docs.py) so that the site ships it")
+            weights = (m[2] or '400').split(';')
+            keep = lambda rel: rel if re.fullmatch(rf"LICENSE|({'|'.join(weights)})\.css|files/[\w-]+-({'|'.join(weights)})-normal\.woff2?", rel) else None
+            _extract(f'@fontsource/{slug}', out/'site_libs'/'fonts'/slug, keep)
+            rel = os.path.relpath(out/'site_libs'/'fonts'/slug, css.parent).replace(os.sep, '/')
+            imports += [f'@import url({rel}/{w}.css);' for w in weights]
+        return ''.join(imports)
+    for css in out.rglob('*.css'):
+        text = css.read_text(encoding='utf-8')
+        if re.search(GOOGLE_FONTS, text): css.write_text(re.sub(GOOGLE_FONTS, lambda m: local(css, m[2]), text), encoding='utf-8')
+
+
+def outside_assets(out: Path) -> list[str]:
+    "What the site's pages and stylesheets would load from other hosts: scripts, stylesheets, fonts, @imports."
+    found = []
+    for f in sorted(out.rglob('*.html')) + sorted(out.rglob('*.css')):
+        text = f.read_text(encoding='utf-8')
+        if f.suffix == '.html':
+            tags = re.findall(r'<script\b[^>]*>|<link\b[^>]*>', text)
+            urls = [u for t in tags if t.startswith('<script') or re.search(r'rel="?(stylesheet|preload|modulepreload|icon)', t)
+                    for u in re.findall(r'\b(?:src|href)="(https?://[^"]+)"', t)]
+            scripts = ''.join(re.findall(r'<script\b[^>]*>(.*?)</script>', text, flags=re.S))  # ES module imports (mermaid)
+            urls += re.findall(r'\b(?:import\b[^;]*?|import\s*\(\s*)[\'"](https?://[^\'"]+)[\'"]', scripts)
+        else: urls = re.findall(r'(?:@import\s+|url\(\s*)["\']?(https?://[^"\')\s]+)', text)
+        found += [f'{f.relative_to(out).as_posix()} loads {u}' for u in dict.fromkeys(urls)]
+    return found
+
+
+def vendor_assets(out: Path):
+    "Ship KaTeX and the theme's fonts with the site, so that it renders offline; fail if anything still comes from outside."
+    vendor_katex(out)
+    vendor_google_fonts(out)
+    if outside := outside_assets(out):
+        more = f' (and {len(outside) - 1} more)' if len(outside) > 1 else ''
+        raise RuntimeError(f'{outside[0]} from outside the site{more}: ship it in site_libs/, as vendor_assets does for KaTeX')
 
 
 def _cell_opts(src):
@@ -223,6 +342,7 @@ def main():
     t0 = time.time()
     for step, f in [('nbdev (proc_nbs, nbdev.yml, sidebar.yml)', nbdev_step),
                     ('site (' + ('quarto' if shutil.which('quarto') else 'smalldocs') + ')', lambda: render_site(ROOT/'_proc', out)),
+                    ('offline assets (KaTeX, fonts)', lambda: vendor_assets(out)),
                     ('README.md', lambda: write_readme(ROOT/'_proc', ROOT/'README.md'))]:
         t = time.time()
         try: f()
