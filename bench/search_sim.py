@@ -1,4 +1,4 @@
-"""Benchmark of the surrogate-filtered search on the toy problem (issue 5): prints numbers, asserts nothing.
+"""Benchmark of the surrogate-filtered search on the toy problem: prints numbers, asserts nothing.
 
 Standard against surrogate-filtered search at equal paid evaluations (`search.driver.simulation_arms`: L = 32 onemax,
 mutator flipping 3 positions, batch 2, top-k 2; filtered arms write 16 children per parent and pay for 4, ranked by
@@ -7,7 +7,7 @@ every arm: the mean best reward with a 95% t-interval over seeds after 16, 32, 6
 the paid evaluations the arm needs to reach the standard arm's final mean best.
 
     .venv/bin/python bench/search_sim.py              # 40 seeds, 128 paid evaluations per run
-    .venv/bin/python bench/search_sim.py --seeds 20   # the issue's minimum
+    .venv/bin/python bench/search_sim.py --seeds 20   # fewer seeds: wider intervals, half the time
 """
 import argparse, os, time
 

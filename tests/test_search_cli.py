@@ -9,12 +9,16 @@ With real processes and real files:
 * a run resumed from every prefix of its log (whole lines, and half a line more) ends with the archive, PUCT
   statistics and summary of the uninterrupted run; and a CLI search SIGKILLed at random moments (one kill followed by a
   torn record, as a kill inside a write leaves) and re-run until it finishes ends where an uninterrupted CLI run ends;
-  both with deferrals measured, also when the evaluation budget runs out on them.
+  both with deferrals measured, also when the evaluation budget runs out on them;
+* a CLI search interrupted with SIGINT (Ctrl-C) while forecasts are running exits 130 with one clean line on stderr
+  (no asyncio noise about pending tasks or coroutines), and the same command then finishes the run as if it had never
+  been interrupted.
 """
 import json, os, random, signal, subprocess, sys, time, warnings
 from pathlib import Path
 import pytest
 from gpu_forecasters.data import resolve_config_path
+from gpu_forecasters.runbook import EXIT_INTERRUPTED
 from gpu_forecasters.search.driver import SearchDriver, archive_json, config_from_dict, make_providers, search_command
 from gpu_forecasters.search.events import FileEventLog, read_events
 
@@ -228,3 +232,44 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
     assert summary['deferrals_measured'] > 0 and summary['deferrals_measured'] == summary['surrogate_deferrals']
     resumed = [e for e in read_events(log) if e.kind == 'run_resumed']
     assert any(e.dropped_bytes > 0 for e in resumed)
+
+INTERRUPTED = 'gpu-forecasters search: interrupted; finished work is on disk, rerun the same command to continue'
+SLOW_FORECASTS = {'mode': 'surrogate_filtered', 'problem': {'kind': 'toy', 'length': 32}, 'budgets': {'max_steps': 2},
+                  'search': {'samples_per_parent': 4, 'eval_per_parent': 2, 'archive_top_k': 2},
+                  'surrogate': {'kind': 'toy_oracle', 'accuracy': 0.6, 'delay_s': 0.5},
+                  'concurrency': {'surrogate': 4}, 'log': {'fsync': False}}
+
+def forecasts_in_flight(log: Path) -> int:
+    "Forecasts requested in `log` and not answered yet (0 while it does not exist)."
+    if not log.exists(): return 0
+    running = set()
+    for e in read_events(log):  # a line being written is a torn tail, which `read_events` ignores
+        if e.kind == 'forecast_requested': running.add(e.request_id)
+        elif e.kind in ('forecast_completed', 'forecast_failed', 'forecast_deferred'): running.discard(e.request_id)
+    return len(running)
+
+def test_ctrl_c_is_one_clean_line_and_the_same_command_resumes(tmp_path):
+    "SIGINT while forecasts wait on the surrogate's event loop: the driver cancels and awaits them before it exits."
+    config = write_config(tmp_path / 'slow.json', SLOW_FORECASTS)
+    assert search_command(config, tmp_path / 'reference') == 0  # uninterrupted, in-process
+    run_dir = tmp_path / 'run'
+    args = [CLI, 'search', '--config', str(config), '--output-dir', str(run_dir)]
+    # the child starts with the default SIGINT disposition, even under a runner that ignores SIGINT (a background job)
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 300  # generous: a loaded machine starts the interpreter slowly
+    while not forecasts_in_flight(run_dir / 'events.jsonl'):
+        assert proc.poll() is None and time.monotonic() < deadline, 'the search ended before a forecast was in flight'
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert [l for l in err.splitlines() if not l.startswith('gpu-forecasters search: step ')] == [INTERRUPTED], err
+    logged = read_events(run_dir / 'events.jsonl')  # whole lines only: the interrupt tore nothing
+    assert (run_dir / 'events.jsonl').read_bytes().endswith(b'\n') and logged[-1].kind != 'search_stopped'
+    r = search('--config', config, '--output-dir', run_dir, timeout=300)
+    assert r.returncode == 0 and 'stopped (steps) after 2 steps' in r.stderr.splitlines()[-1], r.stderr
+    assert outputs(run_dir) == outputs(tmp_path / 'reference')
+    resumed = [e for e in read_events(run_dir / 'events.jsonl') if e.kind == 'run_resumed']
+    assert len(resumed) == 1 and resumed[0].dropped_bytes == 0
+    assert json.loads((run_dir / 'summary.json').read_text())['process_runs'] == 2

@@ -4,20 +4,21 @@
 
 # %% auto #0
 __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 'PLACEHOLDER_AT', 'DECISION_KINDS',
-           'REQUEST_KINDS', 'TRAJECTORY_COLUMNS', 'EXIT_OK', 'EXIT_ERROR', 'EXIT_BAD_INPUT', 'EXIT_BAD_LOG',
-           'EXIT_SEED_UNAVAILABLE', 'EXIT_INTERRUPTED', 'ToyProblemConfig', 'PackProblemConfig', 'SpeedupReward',
-           'GoalBandReward', 'SearchSettings', 'SelectionSettings', 'Budgets', 'Timeouts', 'Concurrency', 'Prices',
-           'LiteLLMMutatorConfig', 'ToyMutatorConfig', 'ToyOracleConfig', 'PackEvaluatorConfig', 'ToyEvaluatorConfig',
-           'LogSettings', 'SearchConfig', 'config_hash', 'config_from_dict', 'resolve_config', 'Dispatch', 'Decision',
-           'config_of', 'usage_at', 'decide', 'run_versions', 'seed_code_of', 'initial_event', 'DecisionMismatch',
-           'LogInvalid', 'replay', 'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json',
-           'evaluation_event', 'Summary', 'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs',
-           'ConfigMismatch', 'SeedUnavailable', 'config_diff', 'logged_config', 'SearchDriver', 'surrogate_query',
-           'Providers', 'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main',
-           'simulate', 'simulation_arms', 'simulation_summary', 'evaluations_to_match']
+           'REQUEST_KINDS', 'TRAJECTORY_COLUMNS', 'CLOSE_WAIT_S', 'EXIT_OK', 'EXIT_ERROR', 'EXIT_BAD_INPUT',
+           'EXIT_BAD_LOG', 'EXIT_SEED_UNAVAILABLE', 'EXIT_INTERRUPTED', 'ToyProblemConfig', 'PackProblemConfig',
+           'SpeedupReward', 'GoalBandReward', 'SearchSettings', 'SelectionSettings', 'Budgets', 'Timeouts',
+           'Concurrency', 'Prices', 'LiteLLMMutatorConfig', 'ToyMutatorConfig', 'ToyOracleConfig',
+           'PackEvaluatorConfig', 'ToyEvaluatorConfig', 'LogSettings', 'SearchConfig', 'config_hash',
+           'config_from_dict', 'resolve_config', 'Dispatch', 'Decision', 'config_of', 'usage_at', 'decide',
+           'run_versions', 'seed_code_of', 'initial_event', 'DecisionMismatch', 'LogInvalid', 'replay',
+           'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json', 'evaluation_event', 'Summary',
+           'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs', 'ConfigMismatch', 'SeedUnavailable',
+           'config_diff', 'logged_config', 'SearchDriver', 'surrogate_query', 'Providers', 'toy_problem_of',
+           'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate', 'simulation_arms',
+           'simulation_summary', 'evaluations_to_match']
 
-# %% ../../nbs/24_search.ipynb #23301b5c
-import argparse, asyncio, bisect, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
+# %% ../../nbs/24_search.ipynb #74bcee93
+import argparse, asyncio, bisect, contextlib, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from importlib import metadata
@@ -33,6 +34,7 @@ from ..forecast import Forecast, comparison_id, forecast_to_record
 from ..forecaster import rule_used, score_candidate, select_candidates
 from ..mutation import MutationTimeout, feedback_of
 from ..prompts import SurrogateQuery, UnknownHardwareError, hardware_profile
+from ..surrogates import close_surrogates
 from .puct import CODE_HASH_SCHEME, SCALE_FLOOR, global_scale, normalized_code_hash, puct_scores, select_parents, _node_columns, _pick, _score_parts
 from .events import (
     ON_DEFER, RULES, CandidateDeduplicated, CandidatesSkipped, DeferredEntry, EvaluationCompleted, EvaluationFailed,
@@ -42,10 +44,10 @@ from .events import (
     SeedEvaluationCompleted, SeedEvaluationFailed, SeedEvaluationRequested, SelectedEntry, SelectionMade, StepCompleted,
     StepStarted, StopRequested, Usage, apply_event, compute_fence, dedup_verdict, evaluation_outcome, is_released,
     parent_candidates, parent_done, parse_request_id, read_events, request_id, slate_drained, utc_now, _gc_paused)
-from .events import TERMINAL_STATES, DedupVerdict, _Fold, _local, _lower_ids
+from .events import TERMINAL_STATES, DedupVerdict, _Fold, _local, _lower_ids, _parse_lines
 from .toy import NoisyOracleSurrogate, ToyEvaluator, ToyMutator, ToyProblem
 
-# %% ../../nbs/24_search.ipynb #737e4cb2
+# %% ../../nbs/24_search.ipynb #ea032d69
 MODES = ("standard", "surrogate_filtered")
 PRESETS = {  # the paper's two arms (script 00 and 04): 40 steps, batch 2, c = 1.0, capacity 1000
     "standard": {"mode": "standard", "budgets": {"max_steps": 40},
@@ -77,6 +79,7 @@ class PackProblemConfig(_Strict):
     seed_code: str | None = None  # None: the pack's seed kernel
 
 class SpeedupReward(_Strict):
+    "R = S, the measured speedup over the reference (the paper's reward)."
     kind: Literal["speedup"] = "speedup"
 
 class GoalBandReward(_Strict):
@@ -87,6 +90,7 @@ class GoalBandReward(_Strict):
     goal_note: str | None = None  # appended to the mutation prompt's rules
 
 class SearchSettings(_Strict):
+    "The search's shape: parents per step, children per parent, how many are measured and admitted, PUCT's c."
     batch_size: int = Field(2, ge=1)
     samples_per_parent: int = Field(ge=1)
     eval_per_parent: int = Field(ge=1)
@@ -99,6 +103,7 @@ class SearchSettings(_Strict):
     provider_outage_steps: int = Field(3, ge=1)
 
 class SelectionSettings(_Strict):
+    "How the surrogate's forecasts pick the children to measure (surrogate mode)."
     rule: Literal[RULES] = "expected_bin"
     threshold: float | None = None  # in the rule's unit; lower scores are deferred even when slots remain
     anchor: Literal["seed", "parent"] = "seed"
@@ -106,6 +111,7 @@ class SelectionSettings(_Strict):
     risk_control: str | None = None  # rule risk_controlled: a RiskControl JSON (`forecaster.fit_risk_control`); it sets `threshold`
 
 class Budgets(_Strict):
+    "When the run stops: steps, paid evaluations, GPU-seconds, LLM tokens or dollars, or a target reward."
     max_steps: int = Field(40, ge=0)
     max_evaluations: int | None = Field(None, gt=0)
     max_gpu_seconds: float | None = Field(None, gt=0)
@@ -114,6 +120,7 @@ class Budgets(_Strict):
     target_reward: float | None = None  # any finite value: goal_band rewards are <= 0
 
 class Timeouts(_Strict):
+    "Per-call deadlines (the driver adds `grace_s`) and the seed's evaluation attempts."
     mutation_s: float = Field(900, gt=0)
     forecast_s: float = Field(900, gt=0)
     evaluation_s: float = Field(1400, gt=0)  # >= the back-end's own limits (harness candidate timeout 1200 s, Modal wait 1380 s)
@@ -121,16 +128,19 @@ class Timeouts(_Strict):
     seed_evaluation_attempts: int = Field(3, ge=1)
 
 class Concurrency(_Strict):
+    "Calls in flight per provider, and the executor (`threads`, or `inline` for deterministic runs)."
     mutator: int = Field(8, ge=1)
     surrogate: int = Field(8, ge=1)
     evaluator: int = Field(8, ge=1)
     executor: Literal["threads", "inline"] = "threads"
 
 class Prices(_Strict):
+    "An LLM's prices in USD per million tokens."
     input: float = Field(ge=0)  # USD per million input tokens
     output: float = Field(ge=0)
 
 class LiteLLMMutatorConfig(_Strict):
+    "The LLM mutator, through LiteLLM (any provider, or an OpenAI-compatible server)."
     kind: Literal["litellm"]
     model: str = "gemini/gemini-3-flash-preview"
     temperature: float = Field(1.0, ge=0, le=2)
@@ -140,6 +150,7 @@ class LiteLLMMutatorConfig(_Strict):
     api_base: str | None = None  # an OpenAI-compatible server
 
 class ToyMutatorConfig(_Strict):
+    "The toy mutator (`search.toy.ToyMutator`): bit flips, drawn failures and invalid kernels, delays and hangs."
     kind: Literal["toy"]
     flips: int = Field(1, ge=0)
     fail_rate: float = Field(0.0, ge=0, le=1)
@@ -148,23 +159,28 @@ class ToyMutatorConfig(_Strict):
     hang_request_ids: tuple[str, ...] = ()
 
 class ToyOracleConfig(_Strict):
+    "The toy noisy-oracle surrogate (`search.toy.NoisyOracleSurrogate`)."
     kind: Literal["toy_oracle"]
     accuracy: float = Field(0.9, ge=0, le=1)
     peak: float = Field(0.7, ge=0.125, le=1)
     fail_rate: float = Field(0.0, ge=0, le=1)
     defer_when_wrong: float = Field(0.0, ge=0, le=1)  # the oracle's abstain mode: defer a wrong peak with this probability
+    delay_s: float = Field(0.0, ge=0)  # each forecast awaits uniform(0, delay_s) seconds, as a real surrogate takes its time
 
 class PackEvaluatorConfig(_Strict):
+    "Measurement of a pack's kernels on Modal or the local GPU."
     kind: Literal["modal", "local"]
     gpu: str | None = None  # Modal GPU type (None: A100-80GB, the paper's); not used by `local`
     aggregator: Literal[AGGREGATORS] = "geomean"
 
 class ToyEvaluatorConfig(_Strict):
+    "The toy evaluator (`search.toy.ToyEvaluator`): GPU-seconds charged per evaluation and drawn failures."
     kind: Literal["toy"]
     gpu_seconds_per_eval: float = Field(1.0, ge=0)
     fail_rate: float = Field(0.0, ge=0, le=1)
 
 class LogSettings(_Strict):
+    "How the event log is written."
     fsync: bool = True
 
 # %% ../../nbs/24_search.ipynb #69902950
@@ -427,7 +443,7 @@ def _redispatches(state: SearchState) -> list:
             out.append(((cand.parent_index, _position(state, cand, call), _CALL_ORDER[call]), Dispatch(call, rid, cand.step, False)))
     return out
 
-# %% ../../nbs/24_search.ipynb #9a4cb37f
+# %% ../../nbs/24_search.ipynb #de1fb00b
 def _decide_seed(state: SearchState, c: SearchConfig) -> Decision:
     if state.seed_in_flight is not None: return Decision((), (Dispatch("seed_evaluation", "seed", None, False),))
     attempt = len(state.seed_attempts) + 1
@@ -546,14 +562,18 @@ def _stop_reason(state: SearchState, c: SearchConfig, plans: list) -> str | None
 
 def _step_events(state: SearchState, c: SearchConfig, plans: list) -> tuple | None:
     "The decision events of an open step that is not stopping (duplicates, selections, the fence or a budget stop); None: requests."
-    step = state.open_step.step
-    dups = [(rid, v) for p in plans for rid, v in p.dups]
+    dups = selectable = False
+    done = True
+    for p in plans:  # one pass (the replay asks after every result): duplicates first, then selections, then the fence
+        if p.dups: dups = True
+        elif p.selectable: selectable = True
+        if done and not p.done: done = False
     if dups:
+        step = state.open_step.step
         return tuple(CandidateDeduplicated(step=step, request_id=rid, source=v.source, duplicate_of=v.duplicate_of,
-                                           reused_reward=v.reused_reward, at=PLACEHOLDER_AT) for rid, v in dups)
-    selections = tuple(_selection(state, c, pi) for pi, p in enumerate(plans) if p.selectable)
-    if selections: return selections
-    if all(p.done for p in plans): return (_step_completed(state),)
+                                           reused_reward=v.reused_reward, at=PLACEHOLDER_AT) for p in plans for rid, v in p.dups)
+    if selectable: return tuple(_selection(state, c, pi) for pi, p in enumerate(plans) if p.selectable)
+    if done: return (_step_completed(state),)
     reason = _stop_reason(state, c, plans)
     if reason: return (StopRequested(reason=reason, usage_at_stop=usage_at(state), at=PLACEHOLDER_AT),)
     return None
@@ -631,7 +651,7 @@ def initial_event(config: SearchConfig, # the resolved config
     return SearchInitialized(run_id=run_id or uuid.uuid4().hex, config=cfg, config_hash=config_hash(cfg), versions=run_versions(),
                              environment=env, providers=dict(providers or {}), seed_code=seed, seed_code_hash=normalized_code_hash(seed))
 
-# %% ../../nbs/24_search.ipynb #9ca3961e
+# %% ../../nbs/24_search.ipynb #8a2e790b
 DECISION_KINDS = ("step_started", "candidate_deduplicated", "selection_made", "stop_requested", "candidates_skipped",
                   "step_completed", "search_stopped")
 REQUEST_KINDS = ("seed_evaluation_requested", "mutation_requested", "forecast_requested", "evaluation_requested")
@@ -719,17 +739,17 @@ def _fast_step_started(state: SearchState, c: SearchConfig, index: _PuctIndex) -
     root_t = math.sqrt(1 + stats.expansions)
     cs = s.c_puct * scale
     if not (0 <= cs < math.inf and root_t < math.inf): return None
-    visits, best_child, number_of = stats.visits, stats.best_child.get, index.number_of.get
+    visits, best_child, number_of = stats.visits, stats.best_child.get, index.number_of
     heap, listed = [], set()  # ((-score, -reward, number), (score, q, prior)) of the visited nodes
-    for kernel_id, visited in visits.items():
-        number = number_of(kernel_id)
-        if number is None: continue  # not in the archive
+    rank, isfinite = bisect.bisect_left, math.isfinite  # ~90 visited nodes a step: local names
+    for kernel_id in visits.keys() & number_of.keys():  # the visited nodes still in the archive (a set made in C)
+        visited, number = visits[kernel_id], number_of[kernel_id]
         if type(visited) is not int or visited < 0: return None
         r = node_of[number].reward
-        p = (n - bisect.bisect_left(ranked, (-r, number))) / total
+        p = (n - rank(ranked, (-r, number))) / total
         q = m if visited > 0 and (m := best_child(kernel_id)) is not None else r
         score = q + cs * p * root_t / (1 + visited)
-        if not math.isfinite(score): return None
+        if not isfinite(score): return None
         heap.append(((-score, -r, number), (score, q, p)))
         listed.add(number)
     heapq.heapify(heap)
@@ -839,24 +859,27 @@ class _ReplayCheck:
 
     def applied(self, e):
         "Forget what the event just applied may have changed."
-        if self.logged is not None:  # a checked request: its parent's plan, less the request; nothing else
-            pi, rid = self.logged
-            self.plans[pi].drop(rid)
+        logged = self.logged
+        if logged is not None:  # a checked request: its parent's plan, less the request; nothing else
+            self.plans[logged[0]].drop(logged[1])
             self.logged = None
             return
-        if e.kind == "step_completed": self.evicted = e.evicted  # how the fence changed the archive
+        kind = e.kind
+        if kind == "step_completed": self.evicted = e.evicted  # how the fence changed the archive
         self.events = False  # results change budgets, the rest decisions
         plans = self.plans
-        settled = _SETTLED.get(e.kind)
-        if settled is not None or e.kind in _CANDIDATE_EVENTS:
+        settled = _SETTLED.get(kind)
+        if settled is not None or kind in _CANDIDATE_EVENTS:
             pi = self.parent_of.get(e.request_id)
+            plan = plans[pi] if pi is not None else None
             if pi is None: self.plans = [None] * len(plans)
-            elif settled is not None and self.settling == settled[0] and plans[pi] is not None and not plans[pi].waiting:
-                plans[pi].settle(settled[1])  # the reducer moved it from settled[0] (not a re-application)
-            elif e.kind == "candidate_deduplicated" and self.settling == "mutated" and plans[pi] is not None and not plans[pi].waiting:
-                plans[pi].deduplicated(e.request_id)  # the reducer moved it from mutated to duplicate
+            elif plan is None or plan.waiting: plans[pi] = None
+            elif settled is not None and self.settling == settled[0]:
+                plan.settle(settled[1])  # the reducer moved it from settled[0] (not a re-application)
+            elif kind == "candidate_deduplicated" and self.settling == "mutated":
+                plan.deduplicated(e.request_id)  # the reducer moved it from mutated to duplicate
             else: plans[pi] = None  # a candidate event changes only its parent's plan
-        elif e.kind == "selection_made" and self.step is not None:  # it changes only its parent's candidates and selection
+        elif kind == "selection_made" and self.step is not None:  # it changes only its parent's candidates and selection
             hit = [pi for pi, p in enumerate(self.step.parents) if p.kernel_id == e.parent_id]
             if len(hit) == 1 and len(plans) == len(self.step.parents): plans[hit[0]] = None
             else: self.plans = [None] * len(plans)
@@ -871,21 +894,24 @@ def replay(events: Sequence, # the logged events, in order
            path=None, # the log file, for error messages
           ) -> SearchState:
     "Fold a log, checking every decision against `decide`; `LogInvalid(line, reason)` on the first bad event."
-    state, check, ctx = SearchState(), _ReplayCheck(), _Fold()
+    state, check, ctx, line = SearchState(), _ReplayCheck(), _Fold(), 0
+    verify, before, applied, local = check.verify, check.before, check.applied, _local  # the loop runs 100k times
     with _gc_paused():  # a replay allocates millions of small objects and no cycles: the collector only costs time
-        for line, e in enumerate(events, start=1):
-            _local.fold = ctx  # the fold's in-place reducer (`events.fold`); nobody else sees these states
-            try:
-                if e.kind in _CHECKED:
-                    _local.keep_fence = True  # the fence `decide` computes is the reducer's (`compute_fence`)
-                    try: check.verify(state, e)
-                    finally: _local.keep_fence = False
-                elif e.kind in _SETTLED: check.before(state, e)
+        try:
+            for line, e in enumerate(events, start=1):
+                local.fold = ctx  # the fold's in-place reducer (`events.fold`); nobody else sees these states
+                kind = e.kind
+                if kind in _CHECKED:
+                    local.keep_fence = True  # the fence `decide` computes is the reducer's (`compute_fence`)
+                    verify(state, e)
+                    local.keep_fence = False
+                elif kind in _SETTLED: before(state, e)
                 state = apply_event(state, e)
-                check.applied(e)
-            except (ReducerError, DecisionMismatch, ConfigError) as err:
-                raise LogInvalid(line, f"{type(err).__name__}: {err}", path) from None
-            finally: _local.fold, _local.fence = None, None
+                applied(e)
+                local.fence = None  # a kept fence serves the event it was computed for, never a later one
+        except (ReducerError, DecisionMismatch, ConfigError) as err:
+            raise LogInvalid(line, f"{type(err).__name__}: {err}", path) from None
+        finally: local.fold, local.fence, local.keep_fence = None, None, False
     return state
 
 # %% ../../nbs/24_search.ipynb #68d8c4ba
@@ -1145,7 +1171,7 @@ class _Call:
     timeout_s: float
     started: float | None = None  # monotonic time the provider started it
 
-# %% ../../nbs/24_search.ipynb #f36e6cd7
+# %% ../../nbs/24_search.ipynb #bb80a58f
 class SearchDriver:
     "Runs a search: appends what `decide` says, executes the calls, and appends their results."
     def __init__(self, config: SearchConfig, # the resolved config (a dict is validated)
@@ -1163,7 +1189,8 @@ class SearchDriver:
         if log is None: log = FileEventLog(self.run_dir / "events.jsonl", fsync=self.config.log.fsync) if self.run_dir else MemoryEventLog()
         self.log, self.state = log, None
         self._queue, self._running, self._tokens = queue.Queue(), {}, itertools.count()
-        self._loop = self._inline_loop = None
+        self._loop = self._inline_loop = self._loop_thread = None
+        self._loop_errors = []  # what finishing the surrogate loop raised in its thread (`_close` raises it)
         self._hardware = None
 
     def run(self) -> Summary:
@@ -1176,8 +1203,8 @@ class SearchDriver:
             if self.run_dir is not None: write_outputs(state, self.run_dir)
             return summary_of(state)
         finally:
-            self._close()
-            self.log.close()
+            try: self._close()
+            finally: self.log.close()
 
 # %% ../../nbs/24_search.ipynb #b8f797cd
 def _can_price(provider, toy: bool) -> bool:
@@ -1282,7 +1309,57 @@ def _stuck(self: SearchDriver, state: SearchState):
         raise SeedUnavailable(f"the seed evaluation failed on every attempt of this run ({reasons}); rerun the same command to retry")
     raise RuntimeError(f"internal error: the search cannot make progress at step {state.current_step} (please report this with the log)")
 
-# %% ../../nbs/24_search.ipynb #d6bca5ef
+# %% ../../nbs/24_search.ipynb #efce8ad6
+CLOSE_WAIT_S = 10.0  # how long closing waits for cancelled forecasts to unwind before it leaves them behind
+
+async def _cancel_pending(surrogate):
+    "Cancel every other task of the running loop, wait until they have unwound, then close the surrogate's clients."
+    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in pending: task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    if surrogate is not None: await close_surrogates([surrogate])
+
+def _finish_loop(loop, # an event loop that is not running
+                 surrogate, # the run's surrogate (or None): its HTTP clients are closed on this loop
+                ):
+    "Cancel the loop's pending tasks and wait for them, close the surrogate's clients, async generators and default executor, then close the loop."
+    try:
+        loop.run_until_complete(_cancel_pending(surrogate))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.run_until_complete(loop.shutdown_default_executor())
+    finally: loop.close()
+
+def _serve_loop(loop, surrogate, errors: list):
+    "The surrogate loop's thread: run the loop until `_close` stops it, then finish it here; what finishing raised goes to `errors`."
+    try: loop.run_forever()
+    finally:
+        try: _finish_loop(loop, surrogate)
+        except BaseException as e: errors.append(e)
+
+_HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # Ctrl-C, and what `search_command` turns into one
+
+@contextlib.contextmanager
+def _uninterrupted():
+    "Hold Ctrl-C (and SIGTERM) until the block is done, then deliver it to the program's own handler."
+    if threading.current_thread() is not threading.main_thread():  # Python runs signal handlers in the main thread only
+        yield
+        return
+    caught = []
+    held = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in _HELD_SIGNALS
+            if signal.getsignal(s) is not None}  # None: a handler not set from Python, which cannot be put back
+    try: yield
+    finally:
+        for s, handler in held.items(): signal.signal(s, handler)
+        if caught: signal.raise_signal(caught[0])  # e.g. KeyboardInterrupt, raised here, after the block
+
+def _run_task(loop, task):
+    "Run a task to its end; when an interrupt stops the loop inside the task, read the task's record of it (else asyncio reports it again at exit)."
+    try: return loop.run_until_complete(task)
+    except BaseException:
+        if task.done() and not task.cancelled(): task.exception()
+        raise
+
+# %% ../../nbs/24_search.ipynb #f19fe816
 @patch
 def _run_inline(self: SearchDriver, state: SearchState) -> SearchState:
     while True:
@@ -1297,15 +1374,17 @@ def _run_inline(self: SearchDriver, state: SearchState) -> SearchState:
         provider, fn, _ = self._task(state, dispatch)
         t0 = time.monotonic()
         try:
-            value = fn()
             if provider == "surrogate":
-                if self._inline_loop is None: self._inline_loop = asyncio.new_event_loop()
-                value = self._inline_loop.run_until_complete(value)
+                with _uninterrupted():  # the loop whole, and the coroutine with the task that awaits it
+                    if self._inline_loop is None: self._inline_loop = asyncio.new_event_loop()
+                    task = self._inline_loop.create_task(fn())
+                value = _run_task(self._inline_loop, task)
+            else: value = fn()
             outcome = "ok"
         except Exception as e: outcome, value = "error", e
         state = self._append(state, self._result_event(state, dispatch, outcome, value, time.monotonic() - t0))
 
-# %% ../../nbs/24_search.ipynb #97e8731e
+# %% ../../nbs/24_search.ipynb #b06e375d
 @patch
 def _limit(self: SearchDriver, provider: str) -> int: return getattr(self.config.concurrency, provider)
 
@@ -1317,10 +1396,6 @@ def _launch(self: SearchDriver, state: SearchState, d: Dispatch):
     def finish(outcome, value):
         self._queue.put((d.request_id, call.token, outcome, value, time.monotonic() - call.started))
     if provider == "surrogate":
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-            threading.Thread(target=self._loop.run_forever, name="search-surrogate-loop", daemon=True).start()
-            self._semaphore = None
         async def job():
             if self._semaphore is None: self._semaphore = asyncio.Semaphore(self._limit("surrogate"))
             async with self._semaphore:
@@ -1328,7 +1403,13 @@ def _launch(self: SearchDriver, state: SearchState, d: Dispatch):
                 try: finish("ok", await asyncio.wait_for(fn(), timeout_s))
                 except (asyncio.TimeoutError, TimeoutError): finish("timeout", f"no forecast within {timeout_s:g} s")
                 except Exception as e: finish("error", e)
-        asyncio.run_coroutine_threadsafe(job(), self._loop)
+        with _uninterrupted():  # the loop with its running thread, and the job's coroutine with its scheduling
+            if self._loop is None:
+                self._loop, self._semaphore = asyncio.new_event_loop(), None
+                self._loop_thread = threading.Thread(target=_serve_loop, args=(self._loop, self.surrogate, self._loop_errors),
+                                                     name="search-surrogate-loop", daemon=True)
+                self._loop_thread.start()
+            asyncio.run_coroutine_threadsafe(job(), self._loop)
         return
     def target():
         call.started = time.monotonic()
@@ -1378,13 +1459,17 @@ def _run_threads(self: SearchDriver, state: SearchState) -> SearchState:
 
 @patch
 def _close(self: SearchDriver):
-    "Stop the surrogate loop thread; calls still running are abandoned (daemon threads)."
-    if self._loop is not None: self._loop.call_soon_threadsafe(self._loop.stop)
-    if self._inline_loop is not None: self._inline_loop.close()
-    self._loop = self._inline_loop = None
+    "Cancel the forecasts still running and finish both event loops (`_finish_loop`); mutations and evaluations still running are abandoned (daemon threads)."
+    loop, thread, inline = self._loop, self._loop_thread, self._inline_loop
+    self._loop = self._loop_thread = self._inline_loop = None
     self._running.clear()
+    if inline is not None: _finish_loop(inline, self.surrogate)
+    if loop is not None:
+        loop.call_soon_threadsafe(loop.stop)  # `_serve_loop` then finishes the loop in its thread
+        thread.join(CLOSE_WAIT_S)
+        if self._loop_errors: raise self._loop_errors.pop()
 
-# %% ../../nbs/24_search.ipynb #90ff4dda
+# %% ../../nbs/24_search.ipynb #4e8eaf4d
 @dataclass
 class Providers:
     "The providers of a run; `close()` releases the evaluator's back-end."
@@ -1410,7 +1495,7 @@ def make_providers(config: SearchConfig, # a resolved config
         evaluator = ToyEvaluator(problem, config.seed, ev.gpu_seconds_per_eval, ev.fail_rate)
         s = config.surrogate
         surrogate = NoisyOracleSurrogate(problem, config.seed, s["accuracy"], s["peak"], s["fail_rate"],
-                                         defer_when_wrong=s["defer_when_wrong"]) if s else None
+                                         defer_when_wrong=s["defer_when_wrong"], delay_s=s["delay_s"]) if s else None
         return Providers(mutator, evaluator, surrogate)
     from gpu_forecasters.backends import BackendUnavailable, PackEvaluator, get_backend, load_eval_config
     from gpu_forecasters.mutation import LiteLLMMutator, context_for_pack
@@ -1434,7 +1519,7 @@ def make_providers(config: SearchConfig, # a resolved config
         if evaluator is not None: evaluator.close()
         raise ConfigError(f"cannot set up the providers: {type(e).__name__}: {e}") from None
 
-# %% ../../nbs/24_search.ipynb #3b8dc096
+# %% ../../nbs/24_search.ipynb #104b8917
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_BAD_LOG, EXIT_SEED_UNAVAILABLE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 def _say(message: str): print(f"gpu-forecasters search: {message}", file=sys.stderr, flush=True)
@@ -1455,7 +1540,8 @@ def _check_run_dir(run_dir: Path, config: SearchConfig):
             raise ConfigError(f"{run_dir} is not a search run directory (it is not empty and holds no events.jsonl); "
                               "use a new or empty --output-dir")
         return
-    logged = read_events(log_path)  # no lock, no writes; LogCorrupt for a bad line
+    with open(log_path, "rb") as f:  # its first line only (no lock, no writes): the driver decodes the log, once
+        logged, _ = _parse_lines(itertools.islice(f, 1), log_path)  # LogCorrupt for a bad first line
     if logged and logged[0].kind == "search_initialized":
         mismatch = [d for d in config_diff(logged_config(logged[0].config), config.to_json()) if not _operational(d[0])]
         if mismatch: raise ConfigMismatch(mismatch)
@@ -1482,7 +1568,7 @@ def search_command(config, # a config file, or a shipped name such as "toy/stand
              f"{s.budget_use['gpu_seconds']:.1f} GPU-s, best reward {_fmt(s.best_reward)} ({s.best_kernel_id}); outputs in {run_dir}")
         return EXIT_OK
     except KeyboardInterrupt:
-        _say("interrupted; the log keeps all finished work: rerun the same command to resume")
+        _say("interrupted; finished work is on disk, rerun the same command to continue")
         return EXIT_INTERRUPTED
     except (ConfigError, RunDirectoryLocked) as e:
         _say(f"error: {e}")

@@ -40,7 +40,7 @@ class Usage(_Frozen):
     reasoning_tokens: int | None = Field(default=None, ge=0)  # part of the output, when reported
     cost_usd: float | None = Field(default=None, ge=0)  # None when the call could not be priced
 
-# %% ../../nbs/21_events.ipynb #f8e93a8d
+# %% ../../nbs/21_events.ipynb #336d865d
 AT_PATTERN = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$"  # what `at` looks like
 SCHEMA = 1  # the log schema this module reads and writes
 ERROR_KINDS = ("timeout", "provider_error", "bad_result", "abstained", "no_code_block")  # "abstained": read, no longer written
@@ -85,15 +85,17 @@ class ParentEntry(_Frozen):
     padded: bool = False
 
 class SelectedEntry(_Frozen):
+    "One candidate of `selection_made` that goes to the GPU, with its selection score."
     request_id: str
     score: float
 
 class DeferredEntry(_Frozen):
+    "One candidate of `selection_made` that is not measured, with its score and why (its rank, or the threshold)."
     request_id: str
     score: float
     why: Literal["rank", "threshold"]
 
-# %% ../../nbs/21_events.ipynb #00d0501d
+# %% ../../nbs/21_events.ipynb #8be84094
 class SearchInitialized(_Event):
     "The first event: config, versions, environment, providers and the seed kernel."
     kind: Literal["search_initialized"] = "search_initialized"
@@ -116,15 +118,18 @@ class RunResumed(_Event):
     dropped_bytes: int = Field(0, ge=0)
 
 class SeedEvaluationRequested(_Event):
+    "An attempt (1, 2, ...) at evaluating the seed kernel is submitted."
     kind: Literal["seed_evaluation_requested"] = "seed_evaluation_requested"
     attempt: int = Field(ge=1)
 
 class SeedEvaluationCompleted(_Event):
+    "The seed's evaluation: the evaluator's `Evaluation` JSON; the seed enters the archive."
     kind: Literal["seed_evaluation_completed"] = "seed_evaluation_completed"
     evaluation: dict
     latency_s: float | None = None
 
 class SeedEvaluationFailed(_Event):
+    "A seed evaluation attempt failed (timeout, provider error or bad result); another attempt may follow."
     kind: Literal["seed_evaluation_failed"] = "seed_evaluation_failed"
     attempt: int = Field(ge=1)
     error_kind: ErrorKind
@@ -147,6 +152,7 @@ class RequestRedispatched(_Event):
     call: Literal["mutation", "forecast", "evaluation", "seed_evaluation"]
 
 class StopRequested(_Event):
+    "A budget or outage stops the run: no new requests, the calls in flight finish, the open step closes."
     kind: Literal["stop_requested"] = "stop_requested"
     reason: StopReason
     usage_at_stop: dict = {}
@@ -166,11 +172,13 @@ class StepCompleted(_Event):
     evicted: tuple[str, ...]
 
 class SearchStopped(_Event):
+    "The last event: the run is finished, and why."
     kind: Literal["search_stopped"] = "search_stopped"
     reason: StopReason
 
-# %% ../../nbs/21_events.ipynb #0116400e
+# %% ../../nbs/21_events.ipynb #a17387f1
 class MutationRequested(_Event):
+    "A child of a parent is asked of the mutator for one slot of the step."
     kind: Literal["mutation_requested"] = "mutation_requested"
     step: int
     request_id: str
@@ -178,6 +186,7 @@ class MutationRequested(_Event):
     slot: int = Field(ge=0)
 
 class MutationCompleted(_Event):
+    "The mutator's child kernel, its normalised code hash and the call's usage."
     kind: Literal["mutation_completed"] = "mutation_completed"
     step: int
     request_id: str
@@ -187,6 +196,7 @@ class MutationCompleted(_Event):
     latency_s: float | None = None
 
 class MutationFailed(_Event):
+    "The mutation produced no kernel (timeout, provider error, bad result or no code block)."
     kind: Literal["mutation_failed"] = "mutation_failed"
     step: int
     request_id: str
@@ -196,6 +206,7 @@ class MutationFailed(_Event):
     latency_s: float | None = None
 
 class CandidateDeduplicated(_Event):
+    "The child repeats a known kernel (its cached reward is reused) or a lower-slot sibling: it is never measured."
     kind: Literal["candidate_deduplicated"] = "candidate_deduplicated"
     step: int
     request_id: str
@@ -204,12 +215,14 @@ class CandidateDeduplicated(_Event):
     reused_reward: float | None  # the known kernel's reward; None for a sibling duplicate
 
 class ForecastRequested(_Event):
+    "The surrogate is asked to forecast the child against its anchor (surrogate mode)."
     kind: Literal["forecast_requested"] = "forecast_requested"
     step: int
     request_id: str
     anchor_id: str
 
 class ForecastCompleted(_Event):
+    "The surrogate's forecast of the child (a forecast record) and the call's usage."
     kind: Literal["forecast_completed"] = "forecast_completed"
     step: int
     request_id: str
@@ -218,6 +231,7 @@ class ForecastCompleted(_Event):
     latency_s: float | None = None
 
 class ForecastFailed(_Event):
+    "The forecast call failed (timeout, provider error or a malformed forecast)."
     kind: Literal["forecast_failed"] = "forecast_failed"
     step: int
     request_id: str
@@ -247,11 +261,13 @@ class SelectionMade(_Event):
     deferred: tuple[DeferredEntry, ...]
 
 class EvaluationRequested(_Event):
+    "The child is submitted to the evaluator (a paid GPU measurement)."
     kind: Literal["evaluation_requested"] = "evaluation_requested"
     step: int
     request_id: str
 
 class EvaluationCompleted(_Event):
+    "The evaluator's `Evaluation` JSON of the child, exactly as returned."
     kind: Literal["evaluation_completed"] = "evaluation_completed"
     step: int
     request_id: str
@@ -259,6 +275,7 @@ class EvaluationCompleted(_Event):
     latency_s: float | None = None
 
 class EvaluationFailed(_Event):
+    "The evaluation produced no result (timeout, provider error or bad result)."
     kind: Literal["evaluation_failed"] = "evaluation_failed"
     step: int
     request_id: str
@@ -313,7 +330,7 @@ def _gc_paused():
             if gc.get_freeze_count() == 0: gc.freeze(); gc.unfreeze()
             gc.enable()
 
-# %% ../../nbs/21_events.ipynb #68a15506
+# %% ../../nbs/21_events.ipynb #ad01afc3
 class LogCorrupt(Exception):
     "A line of the log, other than a torn last line, is not a valid event. The file is left untouched."
     def __init__(self, line: int, reason: str, path=None):
@@ -327,22 +344,33 @@ class RunDirectoryLocked(Exception):
         super().__init__(f"{path} is locked by process {pid if pid is not None else '(unknown)'}; "
                          "wait for it to finish or stop it first")
 
-def _parse_lines(data: bytes, path=None) -> list:
-    "Events of every complete line of `data` (a torn tail is ignored); `LogCorrupt` for a bad line."
-    lines = data.split(b"\n")[:-1]  # the last element is the (possibly empty) torn tail
-    events = []
+def _parse_lines(lines: Iterable[bytes], # the lines of a log, each with its `\n` (a binary file iterates so)
+                 path=None, # the log file, for error messages
+                ) -> tuple[list, int]: # (the events, the bytes of the lines they came from)
+    "The events of every complete line, up to a torn last line (one without its `\\n`), which is left out; `LogCorrupt` for a bad line."
+    events, kept = [], 0
+    append = events.append
     with _gc_paused():
         for i, line in enumerate(lines, start=1):
-            try: events.append(_validate_json(line))
-            except ValidationError as err: raise LogCorrupt(i, _one_line(err), path) from None
-    return events
+            if line[-1:] != b"\n": break  # a torn tail: only the last line can lack its newline
+            kept += len(line)
+            try: append(_validate_json(line))  # JSON allows the trailing newline
+            except ValidationError:  # the reason as the line reads without its newline (the JSON position would count it)
+                raise LogCorrupt(i, _decode_problem(line[:-1]), path) from None
+    return events, kept
+
+def _decode_problem(line: bytes) -> str:
+    "Why `line` is not an event (one line)."
+    try: _validate_json(line)
+    except ValidationError as err: return _one_line(err)
+    return "not an event"  # unreachable: the line was refused with its newline
 
 def read_events(path, # an events.jsonl
                ) -> list: # its events, in order
     "Read a log without locking or writing: for readers (harvest, miners, figures). A torn tail is ignored."
-    return _parse_lines(Path(path).read_bytes(), path)
+    with open(path, "rb") as f: return _parse_lines(f, path)[0]  # line by line: the file is never held twice in memory
 
-# %% ../../nbs/21_events.ipynb #5f21c9aa
+# %% ../../nbs/21_events.ipynb #0121b11a
 class FileEventLog:
     "The append-only JSONL event log of one run directory (single writer: a lock file)."
     def __init__(self, path, # the log file, e.g. run_dir/events.jsonl
@@ -358,11 +386,12 @@ class FileEventLog:
         if self._fd is not None: raise RuntimeError(f"{self.path} is already open")
         self._take_lock()
         try:
-            data = self.path.read_bytes() if self.path.exists() else b""
-            events = _parse_lines(data, self.path)
-            keep = data.rfind(b"\n") + 1
-            self.dropped_bytes = len(data) - keep
             created = not self.path.exists()
+            events, keep, self.dropped_bytes = [], 0, 0
+            if not created:
+                with open(self.path, "rb") as f:
+                    events, keep = _parse_lines(f, self.path)
+                    self.dropped_bytes = os.fstat(f.fileno()).st_size - keep  # we hold the lock: nobody appends meanwhile
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             if self.dropped_bytes:
                 os.ftruncate(self._fd, keep)
@@ -506,12 +535,23 @@ def evaluation_outcome(evaluation: Mapping, # the evaluator's `Evaluation` JSON
         return fb["kind"] if fb else "infrastructure_failure"
     return evaluation.get("paper_failure_kind") or "infrastructure_failure"
 
-# %% ../../nbs/21_events.ipynb #9876ded7
+# %% ../../nbs/21_events.ipynb #72f96eec
 class _Fold:
     "What one running `fold` owns: the objects it made (changed in place from then on) and its archive index."
-    __slots__ = ("owned", "index")
-    def __init__(self): self.owned, self.index = {}, None  # id -> object (strong references: ids are never reused)
+    __slots__ = ("owned", "index", "open_objects")
+    def __init__(self):
+        self.owned, self.index = {}, None  # id -> object (strong references: ids are never reused)
+        self.open_objects = ()  # the last (state, open step record, its candidates) found owned: see `owns_open`
     def owns(self, obj) -> bool: return self.owned.get(id(obj)) is obj
+    def owns_open(self, state, record, cands) -> bool:
+        "Whether the fold made the state, its open step's record and the record's candidates (in place, event after event, they stay the same three objects)."
+        known = self.open_objects
+        if known and known[0] is state and known[1] is record and known[2] is cands: return True  # by identity, never `==`
+        owned = self.owned
+        if owned.get(id(state)) is state and owned.get(id(record)) is record and owned.get(id(cands)) is cands:
+            self.open_objects = (state, record, cands)
+            return True
+        return False
     def own(self, obj):
         self.owned[id(obj)] = obj
         return obj
@@ -602,6 +642,9 @@ class Candidate:
 
 _CANDIDATE_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Candidate)
                        if f.default is not dataclasses.MISSING}  # status ... error_kind, in field order
+_NEW_CANDIDATE = {"request_id": None, "step": None, "parent_id": None, "parent_index": None, "slot": None,
+                  **_CANDIDATE_DEFAULTS, "events": None}  # a new candidate's fields in field order, to copy and fill in
+assert list(_NEW_CANDIDATE) == [f.name for f in dataclasses.fields(Candidate)]
 
 @dataclass(frozen=True)
 class StepRecord:
@@ -630,7 +673,7 @@ class SeedAttempt:
     requested: SeedEvaluationRequested
     failed: SeedEvaluationFailed | None = None
 
-# %% ../../nbs/21_events.ipynb #ad930f9e
+# %% ../../nbs/21_events.ipynb #870352cb
 @dataclass(frozen=True)
 class Counters:
     "Event counts the summary reports (`summary.json`)."
@@ -676,27 +719,26 @@ class LlmUse:
     def add(self, who: str, usage: Usage | None) -> "LlmUse":
         if usage is None: return self
         f_in, f_out, f_usd = _LLM_FIELDS[who]
-        d, cost = self.__dict__, usage.cost_usd
-        changes = {f_in: d[f_in] + usage.input_tokens, f_out: d[f_out] + usage.output_tokens}
-        if cost is None: changes["cost_complete"] = False
-        elif cost: changes[f_usd] = _plus(d[f_usd], cost)  # adding Fraction(0) would change nothing
-        ctx = _local.fold
-        if ctx is not None and ctx.owned.get(id(self)) is self:  # `_evolve`, inline
-            d.update(changes)
-            return self
-        return _evolve(self, **changes)
+        ctx, cost = _local.fold, usage.cost_usd
+        d = self.__dict__ if ctx is not None and ctx.owned.get(id(self)) is self else {}  # `_evolve` in place, inline
+        here = self.__dict__
+        d[f_in], d[f_out] = here[f_in] + usage.input_tokens, here[f_out] + usage.output_tokens
+        if cost is None: d["cost_complete"] = False
+        elif cost: d[f_usd] = _plus(here[f_usd], cost)  # adding Fraction(0) would change nothing
+        return self if d is here else _evolve(self, **d)
 
 _LLM_FIELDS = {who: (f"{who}_in", f"{who}_out", f"{who}_usd") for who in ("mutator", "surrogate")}
 
 def _plus(total: Fraction, x: float) -> Fraction:
     "`total + Fraction(x)`, exactly. Sums of floats have power-of-two denominators, which add without `gcd` work."
     n, d = x.as_integer_ratio()  # d is a power of two
-    tn, td = total.numerator, total.denominator
+    tn, td = _terms(total)
     if td & (td - 1): return total + Fraction(n, d)  # not a dyadic total (built by hand): the general sum
-    num, den = (tn + n * (td // d), td) if td >= d else (tn * (d // td) + n, d)
+    if td >= d: num, den = tn + n * (td // d), td
+    else: num, den = tn * (d // td) + n, d
     if num == 0: return Fraction(0)
     shift = min((num & -num).bit_length(), den.bit_length()) - 1  # common factors of two
-    return _reduced_fraction(num >> shift, den >> shift)
+    return _reduced_fraction(num >> shift, den >> shift) if shift else _reduced_fraction(num, den)
 
 def _reduced_fraction(num: int, den: int) -> Fraction:
     "`Fraction(num, den)` for a pair already in lowest terms (den > 0): set directly, with no checks and no gcd."
@@ -704,9 +746,12 @@ def _reduced_fraction(num: int, den: int) -> Fraction:
     f._numerator, f._denominator = num, den
     return f
 
-try:  # the slots are CPython's (3.11-3.13); on a Python whose Fraction differs, the public constructor
+_terms = operator.attrgetter("_numerator", "_denominator")  # (numerator, denominator), read from the slots
+
+try:  # the slots are CPython's (3.11-3.13); on a Python whose Fraction differs, the public constructor and properties
     if _reduced_fraction(3, 4) != Fraction(3, 4) or hash(_reduced_fraction(3, 4)) != hash(Fraction(3, 4)): raise TypeError
-except (AttributeError, TypeError): _reduced_fraction = Fraction
+    if _terms(Fraction(6, 8)) != (3, 4): raise TypeError
+except (AttributeError, TypeError): _reduced_fraction, _terms = Fraction, operator.attrgetter("numerator", "denominator")
 
 class History(collections.abc.Sequence):
     "An immutable view of a prefix of a shared append-only list; `append` is O(1) when nobody branched."
@@ -916,7 +961,7 @@ def parent_done(state: SearchState, parent_index: int) -> bool:
     complete = len(cands) == state.params.samples_per_parent or state.stopping
     return complete and all(c.terminal for c in cands)
 
-# %% ../../nbs/21_events.ipynb #b101f9bd
+# %% ../../nbs/21_events.ipynb #31ebd2da
 @dataclass(frozen=True)
 class Fence:
     "What a step fence changes."
@@ -947,20 +992,36 @@ _BY_PARENT_SLOT = operator.attrgetter("parent_index", "slot")
 
 def _compute_fence(state: SearchState) -> Fence:
     record, params = state.open_step, state.params
-    outcomes, groups = {}, []
-    for pi, parent_id in enumerate(record.parent_ids):
-        cands = parent_candidates(record, pi)
-        valid = [c.reward for c in cands if c.status == "evaluated" and c.reward is not None]
-        valid += [c.reused_reward for c in cands if c.status == "duplicate" and c.duplicate_source == "known"
-                  and c.reused_reward is not None]
-        tried = any(c.status in ("mutation_failed", "eval_failed", "deferred")
-                    or (c.status == "evaluated" and c.reward is None)
-                    or (c.status == "duplicate" and c.duplicate_source == "known" and c.reused_reward is None)
-                    or (c.status in ("forecast_failed", "deferral_dropped") and params.surrogate_failure_counts_as_failed_rollout)
-                    for c in cands)
-        outcomes[parent_id] = (max(valid) if valid else None, bool(valid) or tried)
-        groups.append((parent_id, [Child(c.request_id, c.code, c.code_hash, c.reward, c.step)
-                                   for c in cands if c.status == "evaluated"]))
+    parent_ids = record.parent_ids
+    ordered = sorted(record.candidates.values(), key=_BY_PARENT_SLOT)  # each parent's candidates in slot order
+    valid, reused = [[] for _ in parent_ids], [[] for _ in parent_ids]  # per parent: rewards of evaluated children, of known duplicates
+    tried = [False] * len(parent_ids)  # per parent: a child that counts as a failed rollout
+    evaluated = [[] for _ in parent_ids]  # per parent: its evaluated children, offered to the archive
+    failed_forecast_counts = params.surrogate_failure_counts_as_failed_rollout
+    mutations, forecasts, cached = [], [], []  # outage flags of the mutation and forecast calls; cache candidates
+    for c in ordered:  # one pass over the step's candidates
+        pi, status = c.parent_index, c.status
+        if status == "evaluated":
+            if c.reward is None: tried[pi] = True
+            else: valid[pi].append(c.reward)
+            evaluated[pi].append(Child(c.request_id, c.code, c.code_hash, c.reward, c.step))
+            if c.outcome in REPRODUCIBLE_OUTCOMES: cached.append(c)
+        elif status == "duplicate":
+            if c.duplicate_source == "known":
+                if c.reused_reward is None: tried[pi] = True
+                else: reused[pi].append(c.reused_reward)
+        elif status in ("mutation_failed", "eval_failed", "deferred"): tried[pi] = True
+        elif status in ("forecast_failed", "deferral_dropped") and failed_forecast_counts: tried[pi] = True
+        logged = c.events
+        if "mutation_completed" in logged or "mutation_failed" in logged:
+            mutations.append(status == "mutation_failed" and c.error_kind in _OUTAGE_KINDS)
+        if "forecast_completed" in logged or "forecast_failed" in logged or "forecast_deferred" in logged:
+            forecasts.append(status == "forecast_failed" and c.error_kind in _OUTAGE_KINDS)
+    outcomes = {}
+    for pi, parent_id in enumerate(parent_ids):
+        rewards = valid[pi] + reused[pi]
+        outcomes[parent_id] = (max(rewards) if rewards else None, bool(rewards) or tried[pi])
+    groups = list(zip(parent_ids, evaluated))
     ctx = _local.fold
     index = ctx.archive_index(state.archive) if ctx is not None else None
     if index is not None and index.exact:  # a fold: its own indexes and dicts, updated in place (see Speed)
@@ -975,18 +1036,12 @@ def _compute_fence(state: SearchState) -> Fence:
     if admission is None:
         admission = admit_children(state.archive, groups, params.archive_top_k, params.archive_capacity,
                                    params.admission_policy)
-    ordered = sorted(record.candidates.values(), key=_BY_PARENT_SLOT)
-    for c in ordered:
-        if c.status == "evaluated" and c.outcome in REPRODUCIBLE_OUTCOMES and c.code_hash not in cache:
-            cache[c.code_hash] = CacheEntry(c.request_id, c.reward, c.outcome)
-    mutations = [c.status == "mutation_failed" and c.error_kind in _OUTAGE_KINDS for c in ordered
-                 if "mutation_completed" in c.events or "mutation_failed" in c.events]
-    forecasts = [c.status == "forecast_failed" and c.error_kind in _OUTAGE_KINDS for c in ordered
-                 if "forecast_completed" in c.events or "forecast_failed" in c.events or "forecast_deferred" in c.events]
+    for c in cached:  # in request order: the first evaluation of a hash is the one remembered
+        if c.code_hash not in cache: cache[c.code_hash] = CacheEntry(c.request_id, c.reward, c.outcome)
     return Fence(outcomes, admission, stats, cache, _outage(state.mutator_outage_steps, mutations),
                  _outage(state.surrogate_outage_steps, forecasts))
 
-# %% ../../nbs/21_events.ipynb #4172c722
+# %% ../../nbs/21_events.ipynb #211ee9cd
 class ReducerError(ValueError):
     "An event the state does not allow."
 class NotInitialized(ReducerError): "An event before `search_initialized`."
@@ -1029,9 +1084,10 @@ def apply_event(state: SearchState, # the state before (never modified)
     "Apply one event strictly; raises a `ReducerError` subclass when it is not allowed."
     k = e.kind
     if k in _CANDIDATE_KINDS:  # `_previous`, inline for the events of most of a log (one call less on the hottest path)
-        record = state.open_step
-        cand = record.candidates.get(e.request_id) if record is not None else None
-        if cand is None: cand = state.candidate(e.request_id)
+        record, rid = state.open_step, e.request_id
+        cand = record.candidates.get(rid) if record is not None else None
+        if cand is None and (record is None or (parsed := _parse_rid(rid)) is None or parsed[0] != record.started.step):
+            cand = state.candidate(rid)  # another step's (else: a new candidate of the open step, as `candidate` would find)
         previous = cand.events.get(k) if cand is not None else None
     else: previous = _previous(state, e)
     if previous is not None:
@@ -1048,7 +1104,9 @@ def apply_event(state: SearchState, # the state before (never modified)
     if new is state:
         ctx = _local.fold
         if ctx is None or ctx.owned.get(id(new)) is not new: return _evolve(new, first_at=first_at, last_at=at)
-    new.__dict__.update(first_at=first_at, last_at=at)  # `new` was just made by the handler (or the fold owns it)
+    d = new.__dict__  # `new` was just made by the handler (or the fold owns it)
+    d["first_at"] = first_at
+    d["last_at"] = at
     return new
 
 def fold(events: Iterable, # events in log order
@@ -1144,7 +1202,7 @@ def _on_search_stopped(state, e):
     if state.open_step is not None: raise _invalid(e, f"step {state.open_step.step} is still open")
     return _evolve(state, stopped=e)
 
-# %% ../../nbs/21_events.ipynb #77318cc5
+# %% ../../nbs/21_events.ipynb #64494951
 def _open_record(state, e) -> StepRecord:
     record = state.open_step
     if record is None: raise _invalid(e, f"no step is open (the next step is {state.current_step})")
@@ -1168,8 +1226,7 @@ def _put(state, cand: Candidate, e, state_changes: Mapping = {}, **changes) -> S
     ctx = _local.fold
     if ctx is not None:  # a fold owning all five objects changes them in place, as the general path below would
         owned, events, cands = ctx.owned, cand.events, record.candidates
-        if (owned.get(id(state)) is state and owned.get(id(record)) is record and owned.get(id(cands)) is cands
-                and owned.get(id(cand)) is cand and owned.get(id(events)) is events):
+        if ctx.owns_open(state, record, cands) and owned.get(id(cand)) is cand and owned.get(id(events)) is events:
             cand.__dict__.update(changes)
             events[e.kind] = e
             cands[cand.request_id] = cand
@@ -1197,15 +1254,16 @@ def _on_mutation_requested(state, e):
         raise _invalid(e, f"parent {pi} of step {e.step} is not {e.parent_id!r} (parents: {list(record.parent_ids)})")
     events = {e.kind: e}
     cand = object.__new__(Candidate)  # Candidate(e.request_id, e.step, e.parent_id, pi, e.slot, events={e.kind: e}), 8x faster
-    cand.__dict__.update(request_id=e.request_id, step=e.step, parent_id=e.parent_id, parent_index=pi, slot=e.slot,
-                         **_CANDIDATE_DEFAULTS, events=events)
+    fields = _NEW_CANDIDATE.copy()
+    fields["request_id"], fields["step"], fields["parent_id"], fields["parent_index"], fields["slot"], fields["events"] = \
+        e.request_id, e.step, e.parent_id, pi, e.slot, events
+    cand.__dict__.update(fields)
     counters, ctx = state.counters, _local.fold
     if ctx is not None:
         owned, cands = ctx.owned, record.candidates
         owned[id(events)] = events
         owned[id(cand)] = cand
-        if (owned.get(id(state)) is state and owned.get(id(record)) is record and owned.get(id(cands)) is cands
-                and owned.get(id(counters)) is counters):  # all in place, as the general path below would
+        if ctx.owns_open(state, record, cands) and owned.get(id(counters)) is counters:  # all in place, as below
             counters.__dict__["mutations_requested"] += 1
             cands[e.request_id] = cand
             return state
@@ -1224,13 +1282,14 @@ def _on_mutation_failed(state, e):
 
 def _require_released(state, e, cand):
     "`is_released` of an open-step candidate, as a check; returns what `_require_not_duplicate` needs."
-    slates = _slates(state.open_step, build=False)  # decide() has usually worked them out for this state already
+    record = state.open_step
+    slates = _slates(record, build=False) if _local.fold is None else None  # decide() has usually worked them out already
     if slates is not None:
         slate = slates[cand.parent_index]
         if cand.status != "mutated" or slate.frontier < cand.slot:
             raise _invalid(e, "a lower-slot sibling is still mutating or unrequested")
         return slate
-    siblings = _siblings(state.open_step, cand)
+    siblings = list(map(record.candidates.get, _lower_ids(cand.step, cand.parent_index, cand.slot)))  # `_siblings`
     if cand.status != "mutated" or not _released(siblings):
         raise _invalid(e, "a lower-slot sibling is still mutating or unrequested")
     return siblings

@@ -6,8 +6,8 @@
 __all__ = ['OBJECTIVES', 'HANG_S', 'ToyProblem', 'toy_evaluation', 'ToyProviderError', 'ToyEvaluator', 'toy_usage', 'ToyMutator',
            'NoisyOracleSurrogate', 'UncheckedForecast', 'scripted_forecast_of', 'ScriptedMutator', 'ScriptedSurrogate']
 
-# %% ../../nbs/23_toy.ipynb #ba7f3eca
-import hashlib, math, random, time
+# %% ../../nbs/23_toy.ipynb #5004848a
+import asyncio, hashlib, math, random, time
 from dataclasses import asdict, dataclass
 from ..bins import N_BINS, bin_of
 from ..forecast import Deferral, Forecast
@@ -186,7 +186,7 @@ class ToyMutator:
         return {"kind": "toy", "problem": self.problem.describe(), "seed": self.seed, "flips": self.flips, "fail_rate": self.fail_rate,
                 "invalid_rate": self.invalid_rate, "delay_s": self.delay_s, "hang_request_ids": sorted(self.hang_request_ids)}
 
-# %% ../../nbs/23_toy.ipynb #c525b6f4
+# %% ../../nbs/23_toy.ipynb #4862671e
 class NoisyOracleSurrogate:
     "A `Surrogate` for a `ToyProblem` that knows the true bin and reports it with probability `accuracy`."
     backend = "toy_oracle"
@@ -197,11 +197,12 @@ class NoisyOracleSurrogate:
                  fail_rate: float = 0.0, # probability that a forecast fails (transport error)
                  label: str = "toy_oracle", # the surrogate's name in logs
                  defer_when_wrong: float = 0.0, # probability of deferring a pair whose drawn peak is wrong (right peaks: never)
+                 delay_s: float = 0.0, # each forecast awaits uniform(0, delay_s) seconds first
                 ):
         _check_rate("accuracy", accuracy); _check_number("peak", peak, 1 / N_BINS, 1); _check_rate("fail_rate", fail_rate)
-        _check_rate("defer_when_wrong", defer_when_wrong)
+        _check_rate("defer_when_wrong", defer_when_wrong); _check_number("delay_s", delay_s, 0)
         self.problem, self.seed, self.accuracy, self.peak, self.fail_rate, self.label = problem, seed, accuracy, peak, fail_rate, label
-        self.defer_when_wrong = defer_when_wrong
+        self.defer_when_wrong, self.delay_s = defer_when_wrong, delay_s
 
     def hash_fields(self) -> dict:
         fields = {"label": self.label, "backend": self.backend, "problem": self.problem.describe(), "seed": self.seed,
@@ -238,6 +239,8 @@ class NoisyOracleSurrogate:
                       ) -> SurrogateResult:
         "The oracle's forecast of the pair, its deferral (`defer_when_wrong`), or a transport error with probability `fail_rate`."
         start = time.perf_counter()
+        if self.delay_s > 0:
+            await asyncio.sleep(random.Random(f"{self.seed}|delay|{query.anchor_code}|{query.candidate_code}").uniform(0, self.delay_s))
         drawn = self.probabilities(query.anchor_code, query.candidate_code)
         if drawn is None:
             return SurrogateResult(error=f"transport: {self.label}: toy surrogate failure (fail_rate {self.fail_rate:g})",
