@@ -4,17 +4,18 @@
 
 # %% auto #0
 __all__ = ['RewardConfig', 'REWARD_KINDS', 'CorrectnessReward', 'CorrectnessBrierReward', 'CorrectnessCrpsReward',
-           'reward_config', 'reward_weight', 'RewardResult', 'compute_reward', 'completion_reward']
+           'reward_config', 'reward_weight', 'RewardResult', 'compute_reward', 'completion_reward',
+           'reference_arguments', 'reference_completion']
 
-# %% ../../nbs/30_rewards.ipynb #348f2609
-import math
+# %% ../../nbs/30_rewards.ipynb #9b9055c6
+import json, math
 from dataclasses import dataclass, asdict
 from typing import Annotated, Literal, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from ..bins import N_BINS
 from ..data import ConfigError
-from ..forecast import Forecast
+from ..forecast import TOOL_NAME, Forecast, probability_fields, tool_parameters
 from ..metrics import half_brier, nll, rps
 from ..prompts import PromptOptions
 from ..surrogates import parse_completion
@@ -122,3 +123,29 @@ def completion_reward(renderer, # a cookbook renderer from `surrogates.make_rend
     answer, error, finish = parse_completion(renderer, tokens, options, stop_reason)
     truncated = finish == "length"
     return compute_reward(answer if error is None else None, true_bin, cfg, truncated=truncated), error
+
+# %% ../../nbs/30_rewards.ipynb #66b9e9cf
+def reference_arguments(true_bin: int, # y, the measured bin
+                        options: PromptOptions = PromptOptions(), # field order and outcomes of the prompt
+                       ) -> dict:
+    "Forecast tool arguments that state `true_bin` with probability 1: the maximum reward under every kind."
+    y = _check_true_bin(true_bin)
+    values = {"predicted_bin": y, "reasoning": "Reference completion: the measured bin, stated with certainty."}
+    for b, name in enumerate(probability_fields(options.outcomes), 9 - options.outcomes): values[name] = float(b == y)
+    return {name: values[name] for name in tool_parameters(options.field_order, options.outcomes)["properties"]}
+
+def reference_completion(renderer, # a cookbook renderer from `surrogates.make_renderer`
+                         true_bin: int, # y, the measured bin
+                         options: PromptOptions = PromptOptions(), # field order and outcomes of the prompt
+                        ) -> list[int]:
+    "The token ids of an assistant turn calling the forecast tool with `reference_arguments`, ending on its stop token."
+    from tinker_cookbook.renderers.base import ToolCall
+    conversation = [{"role": "user", "content": "Forecast the speedup."}]
+    call = ToolCall(function=ToolCall.FunctionBody(name=TOOL_NAME, arguments=json.dumps(reference_arguments(true_bin, options))))
+    prompt = list(renderer.build_generation_prompt(conversation).to_ints())
+    full, _ = renderer.build_supervised_example(conversation + [{"role": "assistant", "content": "", "tool_calls": [call]}])
+    full = list(full.to_ints())
+    if full[:len(prompt)] != prompt:
+        raise ValueError(f"renderer {type(renderer).__name__} does not render an assistant turn after its generation prompt; "
+                         "add_reference cannot be used with it")
+    return full[len(prompt):]
