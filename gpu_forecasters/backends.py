@@ -11,18 +11,19 @@ __all__ = ['LEDGER_FIELDS', 'PR_SET_DUMPABLE', 'JUDGE_GRACE_S', 'GPU_TYPES', 'GP
            'foreign_gpu_processes', 'LocalGPUBackend', 'gpu_type', 'gpu_matches', 'modal_evaluate', 'ModalApp',
            'modal_base_image', 'modal_app', 'ModalBackend', 'get_backend', 'evaluate', 'compare', 'Evaluator',
            'PackEvaluator', 'load_eval_config', 'format_device_line', 'format_case_table', 'format_outcome', 'banners',
-           'format_evaluation', 'format_comparison', 'pooled_reward', 'format_repeats', 'exit_code', 'measure_command',
-           'packs_command', 'geomean_runtime_us', 'rank_baselines', 'format_baselines', 'baselines_command',
-           'noise_summary', 'sandbox_comparison', 'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
+           'format_evaluation', 'format_comparison', 'pooled_reward', 'format_repeats', 'exit_code', 'ProgressReporter',
+           'finished_text', 'measure_command', 'packs_command', 'geomean_runtime_us', 'rank_baselines',
+           'format_baselines', 'baselines_command', 'noise_summary', 'sandbox_comparison', 'verify_gpu',
+           'verify_gpu_command', 'UnsupportedDevice']
 
-# %% ../nbs/19_backends.ipynb #aac6dfe7
-import dataclasses, datetime, hashlib, importlib, json, os, queue, re, signal, sys, threading, time, traceback, warnings
+# %% ../nbs/19_backends.ipynb #132cca2f
+import contextlib, dataclasses, datetime, hashlib, importlib, json, os, queue, re, signal, sys, threading, time, traceback, warnings
 import multiprocessing as mp, multiprocessing.util, multiprocessing.resource_tracker, socket, subprocess
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple, Protocol, runtime_checkable
 from .harness import (EvalConfig, EvalRequest, Evaluation, WORKER_POOL, run_judge, bootstrap_ratio_ci, _exit_reason, _process_table,
-                                     become_subreaper, descendants, gpu_processes)
+                                     become_subreaper, descendants, gpu_processes, progress_listener, progress_text, progress_to)
 from .sandbox import SandboxUnavailable, require_sandbox
 from .worker import Channel, WireError
 
@@ -142,7 +143,7 @@ def kill_tree(pid: int, # the root (a judge); its process group is killed too
             try: kill(p, signal.SIGKILL)
             except (ProcessLookupError, PermissionError, OSError): pass
 
-# %% ../nbs/19_backends.ipynb #f461980b
+# %% ../nbs/19_backends.ipynb #5282508a
 PR_SET_DUMPABLE = 4  # prctl option (the subreaper is set by the harness's `become_subreaper`)
 
 def _harden_judge() -> None:
@@ -190,19 +191,21 @@ def judge_main(argv=None, # FD VISIBLE_DEVICE RUN_PATH PARENT_PID (default: sys.
     _harden_judge()
     run = import_callable(run_path)
     channel = Channel(socket.socket(fileno=int(fd)))
+    send_progress = lambda event: channel.send(("progress", event), timeout=30)
     try:
         while os.getppid() == int(parent_pid):
             if not channel.poll(0.5): continue
             message = channel.recv()
             if message[0] == "stop": break
-            try: reply = ("result", run(request_from_json(message[1])).to_json())
+            try:
+                with progress_to(send_progress): reply = ("result", run(request_from_json(message[1])).to_json())
             except BaseException as e: reply = ("error", f"{type(e).__name__}: {e}"[:2000], traceback.format_exc()[-4000:])
             _clean_up_descendants(WORKER_POOL.pids())
             channel.send(reply)
     except (EOFError, OSError, WireError): pass
     finally: _clean_up_descendants(set())
 
-# %% ../nbs/19_backends.ipynb #4fd1fed2
+# %% ../nbs/19_backends.ipynb #d5e6daf8
 JUDGE_GRACE_S = 120.0  # watchdog: a judge answers within candidate_timeout_s + this, or is killed
 
 class _Judge:
@@ -218,14 +221,19 @@ class _Judge:
         self.channel = Channel(ours)
         self.known = {}  # descendants seen while it ran: pid -> start time
 
-    def evaluate(self, request_json: dict, limit_s: float, cancelled: Callable[[], bool]) -> tuple:
+    def evaluate(self, request_json: dict, limit_s: float, cancelled: Callable[[], bool],
+                 on_progress: Callable[[dict], None] = lambda event: None, # called with each progress event of the judge
+                ) -> tuple:
         "Send one request; the judge's answer, or `('lost', reason)`."
         try: self.channel.send(("evaluate", request_json), timeout=30)
         except (OSError, TimeoutError): return ("lost", self._reason())
         deadline, next_scan = time.monotonic() + limit_s, 0.0
         while True:
             try:
-                if self.channel.poll(0.2): return self.channel.recv(timeout=60)
+                if self.channel.poll(0.2):
+                    message = self.channel.recv(timeout=60)
+                    if message[0] != "progress": return message
+                    on_progress(message[1])  # then the checks below: a chatty judge still meets its deadline
             except (EOFError, OSError, TimeoutError, WireError): return ("lost", self._reason())
             if self.process.poll() is not None:
                 try:
@@ -258,7 +266,7 @@ class _Judge:
         except subprocess.TimeoutExpired: pass
         self.channel.close()
 
-# %% ../nbs/19_backends.ipynb #1ec5ed65
+# %% ../nbs/19_backends.ipynb #afbad740
 def _backoff(backoff_s: tuple, retry: int) -> float:
     "Seconds to wait before retry number `retry` (1-based); the last value repeats."
     return float(backoff_s[min(retry, len(backoff_s)) - 1]) if backoff_s else 0.0
@@ -278,6 +286,12 @@ def _validate(request: EvalRequest) -> None:
     from gpu_forecasters.packs.core import get_pack
     get_pack(request.pack).case_set(request.case_set)
 
+def _notify(listener: Callable | None, event: dict) -> None:
+    "Give a progress event to the listener of a request; a listener that raises is warned about, never the evaluation's end."
+    if listener is None: return
+    try: listener(event)
+    except Exception as e: warnings.warn(f"a progress listener raised {type(e).__name__}: {e}; the evaluation goes on", RuntimeWarning)
+
 @dataclasses.dataclass
 class _Job:
     request: EvalRequest
@@ -285,6 +299,7 @@ class _Job:
     attempt: int = 0
     started: bool = False
     last: Evaluation | None = None
+    listener: Callable | None = None  # the submitter's progress listener (`harness.progress_to`), captured at `submit`
 
 @dataclasses.dataclass
 class _Slot:
@@ -333,7 +348,7 @@ class JudgePool(Backend):
         _validate(request)
         if self._closed: raise RuntimeError(f"the {self.name} back-end is closed")
         if self._sandboxed: require_sandbox(request.config.sandbox, self.device)
-        job = _Job(dataclasses.replace(request, device=self.device), Future())
+        job = _Job(dataclasses.replace(request, device=self.device), Future(), listener=progress_listener())
         if not self._live_slots():
             job.future.set_running_or_notify_cancel()
             self._finish(job, infra_evaluation(job.request, "no_device", "every device of this back-end was drained after a failed canary", self.name))
@@ -360,7 +375,9 @@ class JudgePool(Backend):
                               f"drained after a failed canary; it takes no more evaluations")
             if ev.status == "infra_failure" and job.attempt < self.max_infra_retries and not self._closed and self._live_slots():
                 job.attempt += 1
-                self._later(_backoff(self.backoff_s, job.attempt), job)
+                wait_s = _backoff(self.backoff_s, job.attempt)
+                _notify(job.listener, {"phase": "retry", "reason": ev.reason, "attempt": job.attempt, "retries": self.max_infra_retries, "wait_s": wait_s})
+                self._later(wait_s, job)
             else: self._finish(job, ev)
             if drained:
                 if slot.judge is not None: slot.judge.stop(); slot.judge = None
@@ -371,7 +388,7 @@ class JudgePool(Backend):
         index = self._slots.index(slot)
         if slot.judge is None: slot.judge = _Judge(slot.visible_device, self._run_path)
         limit = job.request.config.candidate_timeout_s + JUDGE_GRACE_S
-        answer = slot.judge.evaluate(request_to_json(job.request), limit, lambda: self._closed)
+        answer = slot.judge.evaluate(request_to_json(job.request), limit, lambda: self._closed, lambda event: _notify(job.listener, event))
         if answer[0] == "result": ev = _result_from_json(answer[1])
         elif answer[0] == "error": ev = infra_evaluation(job.request, "judge_error", f"{answer[1]}\n{answer[2]}", self.name, self.device_names[index])
         else:
@@ -626,7 +643,7 @@ def modal_app(gpu: str = "A100-80GB", # Modal GPU type
                             block_network=True, include_source=False)(modal_evaluate)
     return ModalApp(app, function)
 
-# %% ../nbs/19_backends.ipynb #33019e27
+# %% ../nbs/19_backends.ipynb #8a1e58ea
 def _modal_credentials() -> bool:
     "Whether Modal credentials are configured (environment or ~/.modal.toml), without a network call."
     try:
@@ -693,14 +710,18 @@ class ModalBackend(Backend):
         if spec is not None and importlib.util.find_spec("torch") is not None:  # a client without torch: the container judge checks
             from gpu_forecasters.packs.core import get_pack, require_device
             require_device(get_pack(request.pack), self.gpu, *spec, request.case_set)
-        return self._pool.submit(self._evaluate, dataclasses.replace(request, device="cuda"))
+        return self._pool.submit(self._evaluate, dataclasses.replace(request, device="cuda"), progress_listener())
 
-    def _evaluate(self, request: EvalRequest) -> Evaluation:
-        for attempt in range(self.config.max_infra_retries + 1):
+    def _evaluate(self, request: EvalRequest, listener: Callable | None = None) -> Evaluation:
+        retries = self.config.max_infra_retries
+        for attempt in range(retries + 1):
+            _notify(listener, {"phase": "remote", "gpu": self.gpu})
             ev = self._call(request)
             if self.ledger_path is not None: append_ledger(self.ledger_path, ev)
-            if ev.status != "infra_failure" or attempt == self.config.max_infra_retries or self._closed: return ev
-            time.sleep(_backoff(self.backoff_s, attempt + 1))
+            if ev.status != "infra_failure" or attempt == retries or self._closed: return ev
+            wait_s = _backoff(self.backoff_s, attempt + 1)
+            _notify(listener, {"phase": "retry", "reason": ev.reason, "attempt": attempt + 1, "retries": retries, "wait_s": wait_s})
+            time.sleep(wait_s)
         return ev
 
     def _call(self, request: EvalRequest) -> Evaluation:
@@ -977,8 +998,34 @@ def exit_code(evs: list) -> int:
     if any(ev.status == "infra_failure" for ev in evs): return 3
     return 1 if any(ev.status != "ok" for ev in evs) else 0
 
-# %% ../nbs/19_backends.ipynb #33b65457
+# %% ../nbs/19_backends.ipynb #36ebfe2c
+class ProgressReporter:
+    "Progress of a long command on stderr: one flushed line per event, `gpu-forecasters COMMAND: [ELAPSED s] MESSAGE`."
+    def __init__(self, command: str, # the subcommand, e.g. "measure"
+                 stream=None, # where the lines go (default: `sys.stderr` at the time of writing)
+                ):
+        self.command, self.stream, self.started, self._lock = command, stream, time.monotonic(), threading.Lock()
+
+    def __call__(self, message: str) -> None:
+        "Write one progress line."
+        line = f"gpu-forecasters {self.command}: [{time.monotonic() - self.started:.1f} s] {message}\n"
+        stream = self.stream or sys.stderr
+        with self._lock:  # the back-ends' threads report at the same time
+            try: stream.write(line); stream.flush()
+            except (OSError, ValueError): pass  # a closed or broken stderr must not fail the measurement it reports on
+
+    def events(self, label: str | None = None, # written before each event, e.g. "run 2/3"
+              ) -> Callable[[dict], None]:
+        "A listener for the harness's progress events (`harness.progress_to`): one line each."
+        return lambda event: self(f"{label}: {progress_text(event)}" if label else progress_text(event))
+
+# %% ../nbs/19_backends.ipynb #771678c5
 def _say(message: str) -> None: print(f"gpu-forecasters measure: {message}", file=sys.stderr)
+
+def finished_text(ev) -> str:
+    "How an evaluation or a comparison ended, for a progress line: `finished: ok, 1.021x` or `finished: incorrect (checker)`."
+    if ev.status != "ok": return f"finished: {ev.status} ({ev.reason})"
+    return "finished: ok" + (f", {ev.reward:.3f}x" if ev.reward is not None else "")
 
 def measure_command(pack: str, # pack name
                     candidate: str, # path of the candidate's .py file
@@ -1007,15 +1054,28 @@ def measure_command(pack: str, # pack name
     if not isinstance(repeats, int) or repeats < 1: raise ValueError(f"--repeats must be a positive integer, got {repeats!r}")
     if gpu is not None and backend != "modal": raise ValueError("--gpu selects a Modal GPU type; it needs --backend modal")
     owned = isinstance(backend, str)
+    progress = ProgressReporter("measure")
     try: runner = get_backend(backend, cfg, **({"gpu": gpu} if gpu else {}), **({"ledger_path": ledger_path} if ledger_path else {})) if owned else backend
     except BackendUnavailable as e:
         _say(f"back-end unavailable: {e}"); return 3
     except SandboxUnavailable as e:
         _say(f"error: {e}"); return 2
+    # after the checks: an input or set-up error stays the one line on stderr
+    cases = kernel_pack.case_set(cfg.case_set)
+    hidden = f"{len(cases.hidden())} hidden, " if cases.has_hidden else ""
+    progress(f"{kernel_pack.name}, case set {cfg.case_set} ({len(cases.correctness)} correctness, {hidden}{len(cases.benchmark)} benchmark cases), "
+             f"{repeats} run{'s' * (repeats > 1)} on the {getattr(runner, 'name', type(runner).__name__)} back-end")
     try:
         mode = "evaluate" if anchor_code is None else "compare"
-        futures = [runner.submit(EvalRequest(kernel_pack.name, cfg.case_set, code, anchor_code=anchor_code, config=cfg, mode=mode)) for _ in range(repeats)]
-        evs = [f.result() for f in futures]
+        labels = [f"run {k}/{repeats}" for k in range(1, repeats + 1)] if repeats > 1 else [None]
+        futures = []
+        for label in labels:  # each run's events, labelled with the run, from whichever judge runs it
+            with progress_to(progress.events(label)):
+                futures.append(runner.submit(EvalRequest(kernel_pack.name, cfg.case_set, code, anchor_code=anchor_code, config=cfg, mode=mode)))
+        evs = []
+        for label, future in zip(labels, futures):
+            evs.append(future.result())
+            progress((f"{label}: " if label else "") + finished_text(evs[-1]))
     finally:
         if owned: runner.close()
     if as_json:
@@ -1029,9 +1089,14 @@ def measure_command(pack: str, # pack name
         if repeats > 1: print(format_repeats(evs))
     return exit_code(evs)
 
-def packs_command() -> int:
-    "Body of `gpu-forecasters packs`: every pack, its case sets and their case counts."
+def packs_command(seed: str | None = None, # a pack name: print its seed kernel instead of the list
+                 ) -> int:
+    "Body of `gpu-forecasters packs`: every pack, its case sets and their case counts; with `seed`, that pack's seed kernel."
     from gpu_forecasters.packs.core import get_pack, list_packs
+    if seed is not None:
+        code = get_pack(seed).seed_kernel  # an unknown pack: `ValueError` listing the packs (exit 2)
+        sys.stdout.write(code if code.endswith("\n") else code + "\n")
+        return 0
     rows = [("pack", "kind", "case set", "correctness", "hidden", "benchmark")]
     for name in list_packs():
         try: pack = get_pack(name)
@@ -1079,7 +1144,7 @@ def rank_baselines(records: list) -> list:
         r["ratio_to_published"] = r["geomean_us"] / pub if pub and r.get("geomean_us") is not None else None
     return records
 
-# %% ../nbs/19_backends.ipynb #7efb4110
+# %% ../nbs/19_backends.ipynb #74a33637
 def _say_baselines(message: str) -> None: print(f"gpu-forecasters baselines: {message}", file=sys.stderr)
 
 def _read_published(path: Path) -> dict:
@@ -1150,6 +1215,14 @@ def baselines_command(pack: str, # pack name (the paper's use: trimul)
     owned = isinstance(backend, str)
     runner = None
     records, started = [], time.perf_counter()
+    progress = ProgressReporter("baselines")
+    def measured(code: str, case_set: str, label: str) -> list:
+        "`repeats` fresh evaluations of `code` on `case_set`, each run's progress labelled."
+        futures = []
+        for k in range(1, repeats + 1):
+            with progress_to(progress.events(f"{label}, {case_set} run {k}/{repeats}")):
+                futures.append(runner.submit(EvalRequest(kernel_pack.name, case_set, code, config=dataclasses.replace(cfg, case_set=case_set))))
+        return [fu.result() for fu in futures]
     try:
         for n, f in enumerate(files, 1):
             try: code = f.read_text(encoding="utf-8")
@@ -1157,16 +1230,15 @@ def baselines_command(pack: str, # pack name (the paper's use: trimul)
             sha = hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
             if sha in previous:
                 record = {**previous[sha], "name": f.stem, "file": f.name, "published_geomean_us": published.get(f.stem)}
-                _say_baselines(f"[{n}/{len(files)}] {f.name}: reused from {out.name}")
+                progress(f"[{n}/{len(files)}] {f.name}: reused from {out.name}")
             else:
                 if runner is None:
                     try: runner = get_backend(backend, cfg, **({"gpu": gpu} if gpu else {}), **({"ledger_path": ledger_path} if ledger_path else {})) if owned else backend
                     except BackendUnavailable as e: _say_baselines(f"back-end unavailable: {e}"); return 3
-                evs = [fu.result() for fu in [runner.submit(EvalRequest(kernel_pack.name, cfg.case_set, code, config=cfg)) for _ in range(repeats)]]
+                evs = measured(code, cfg.case_set, f"[{n}/{len(files)}] {f.name}")
                 runs = [_run_record(ev, has_nomask) for ev in evs]
                 if nomask_set is not None and any(r["geomean_us_nomask"] is None for r in runs):
-                    nm_cfg = dataclasses.replace(cfg, case_set=nomask_set)
-                    nm = [fu.result() for fu in [runner.submit(EvalRequest(kernel_pack.name, nomask_set, code, config=nm_cfg)) for _ in range(repeats)]]
+                    nm = measured(code, nomask_set, f"[{n}/{len(files)}] {f.name}")
                     for r, ev in zip(runs, nm): r.update(nomask_case_set=nomask_set, nomask_status=ev.status, nomask_reason=ev.reason, geomean_us_nomask=geomean_runtime_us(ev, nomask_only=True))
                 record = {"name": f.stem, "file": f.name, "candidate_sha256": sha, **settings, "device_name": evs[0].device_name,
                           "timing_meaningful": evs[0].timing_meaningful, "runs": runs,
@@ -1174,9 +1246,9 @@ def baselines_command(pack: str, # pack name (the paper's use: trimul)
                           "geomean_us_nomask": _median_or_none([r["geomean_us_nomask"] for r in runs]) if has_nomask else None,
                           "published_geomean_us": published.get(f.stem)}
                 elapsed = time.perf_counter() - started
-                _say_baselines(f"[{n}/{len(files)}] {f.name}: " + ", ".join(r["status"] for r in runs)
-                               + (f"; geomean {record['geomean_us']:.1f} us" if record["geomean_us"] is not None else "")
-                               + f" ({elapsed:.0f} s elapsed, ETA {elapsed / n * (len(files) - n):.0f} s)")
+                progress(f"[{n}/{len(files)}] {f.name}: " + ", ".join(r["status"] for r in runs)
+                         + (f"; geomean {record['geomean_us']:.1f} us" if record["geomean_us"] is not None else "")
+                         + f" (ETA {elapsed / n * (len(files) - n):.0f} s)")
             records.append(record)
             rank_baselines(records)
             atomic_write_text(out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
@@ -1282,21 +1354,24 @@ def sandbox_comparison(strict: Evaluation, # the seed with EvalConfig(sandbox="s
             "passed": bool(both) and strict.sandbox.get("mode") == "strict" and off.sandbox.get("mode") == "off"
                       and (abs(ratio - 1) <= tolerance or bool(overlap))}
 
-# %% ../nbs/19_backends.ipynb #8ed42e5f
+# %% ../nbs/19_backends.ipynb #1be24940
 VERIFY_STEPS = ("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits")
 
 def verify_gpu(json_path=None, # write the report here (atomically, after every step) as well
                repeats: int = 5, # noise-study runs of fp8_quant (cross_entropy, the GPU-bound control, gets at most 3)
-               log=print, # progress lines
+               log=print, # the result lines (PASS or FAIL per check)
                steps=VERIFY_STEPS, # the steps to run (the device record always runs); a skipped step fails the verdict
                noise_max_iters: int = 6000, # `EvalConfig.max_iters` of the noise runs (the paper's protocol uses 200)
                noise_estimator: str = "paired", # `EvalConfig.speedup_estimator` of the noise runs ("ratio_of_medians": the paper's)
+               progress: Callable[[str], None] | None = None, # progress lines (default: a `ProgressReporter` on stderr)
+               backend: Backend | None = None, # the back-end of the evaluations (default: the local back-end on GPU 0, closed at the end)
               ) -> dict:
-    "Run the GPU verification protocol on this machine's first GPU; returns the report ({device, packs, hardened, exploits, taxonomy, noise, overhead, step_s, passed, elapsed_s})."
+    "Run the GPU verification protocol on this machine's first GPU (or on `backend`); returns the report ({device, packs, hardened, exploits, taxonomy, noise, overhead, step_s, passed, elapsed_s})."
     import subprocess
     from pathlib import Path
     from gpu_forecasters.harness import gpu_state, warm_workers
     from gpu_forecasters.packs.core import get_pack
+    progress = progress or ProgressReporter("verify-gpu")
     started = time.perf_counter()
     unknown = sorted(set(steps) - set(VERIFY_STEPS))
     if unknown: raise ValueError(f"unknown verify-gpu step(s) {', '.join(unknown)}; the steps are {', '.join(VERIFY_STEPS)}")
@@ -1321,14 +1396,20 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         os.replace(tmp, path)
     def request(pack, code, case_set="paper", **overrides):
         return EvalRequest(pack, case_set, code, config=EvalConfig(case_set=case_set, **overrides), device="cuda")
+    current_step = {"name": None, "done": 0, "total": 0}
+    def begin(name: str, total: int, what: str):
+        "Announce a step of `total` evaluations."
+        current_step.update(name=name, done=0, total=total)
+        progress(f"step {name}: {what} ({total} evaluation{'s' * (total != 1)})")
     def line(ev) -> dict:
         return {"status": ev.status, "reason": ev.reason, "reward": ev.reward, "reward_ci": ev.reward_ci, "flags": ev.flags,
                 "wall_s": round(ev.wall_s, 1), "phases_s": ev.phases_s, "message": (ev.message or "")[:300] or None}
     # the exploit suite (repository checkout only) first, in its own process, while this one holds nothing on the GPU:
     # its tests call any other process on the device foreign (`gpu_shared`), and this one's warm workers would be
-    suite = Path(__file__).resolve().parents[1] / "tests" / "test_exploits.py"
+    suite = Path(__file__).resolve().parents[1] / "tests" / "test_exploits.py" if "exploits" in steps else None  # in this module's checkout
     if "exploits" not in steps: report["exploits"] = {"summary": "not run (steps)", "passed": False}
     elif suite.exists():
+        progress(f"step exploits: the exploit suite ({suite.name}, pytest in a process of its own; minutes, no lines until it ends)")
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "cuda", "-p", "no:cacheprovider", "--tb=line", "-rf", "--durations=8", str(suite)],
                               capture_output=True, text=True, cwd=suite.parents[1], env={**os.environ, "COLUMNS": "400"})
         tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
@@ -1341,15 +1422,20 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
     if "exploits" in steps: mark("exploits")
     log(f"exploits {report['exploits']['summary']} {'PASS' if report['exploits']['passed'] else 'FAIL'}")
     save()
-    with LocalGPUBackend(devices=[0]) as backend:
-        def run(req):
+    packs = ("fp8_quant", "cross_entropy", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul")
+    with LocalGPUBackend(devices=[0]) if backend is None else contextlib.nullcontext(backend) as backend:
+        def run(req, what: str):
+            current_step["done"] += 1
+            progress(f"{current_step['name']} {current_step['done']}/{current_step['total']}: {what}")
             ev = backend.submit(req).result()
             phases.append(ev.phases_s)
             return ev
         # 2. the packs (first: its first evaluation also gives the device record)
         bands, seeds = {"trimul": (0.5, 4.0)}, {}
-        for name in ("fp8_quant", "cross_entropy", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul") if "packs" in steps else ("fp8_quant",):
-            ev = seeds[name] = run(request(name, get_pack(name).seed_kernel))
+        if "packs" in steps: begin("packs", len(packs) + 1, "every pack's seed against its reference, then fp8_quant's reference as a candidate")
+        else: begin("device", 1, "fp8_quant's seed, for the device record")
+        for name in packs if "packs" in steps else ("fp8_quant",):
+            ev = seeds[name] = run(request(name, get_pack(name).seed_kernel), f"{name} seed")
             lo, hi = bands.get(name, (0.90, 1.10))
             report["packs"][name] = {**line(ev), "band": [lo, hi], "passed": ev.status == "ok" and lo <= ev.reward <= hi}
             log(f"packs  {name:20} {ev.status:10} {ev.reward if ev.reward is None else round(ev.reward, 4)} {ev.reward_ci} "
@@ -1357,7 +1443,7 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             if name == "fp8_quant": first = ev
         from gpu_forecasters.harness import _anchor_source
         if "packs" in steps:
-            ev = run(request("fp8_quant", _anchor_source(get_pack("fp8_quant"))))
+            ev = run(request("fp8_quant", _anchor_source(get_pack("fp8_quant"))), "fp8_quant reference as a candidate")
             report["packs"]["fp8_quant_reference_as_candidate"] = {**line(ev), "band": [0.97, 1.03], "passed": ev.status == "ok" and 0.97 <= ev.reward <= 1.03}
             log(f"packs  reference as candidate  {ev.status} {ev.reward}")
         # 1. the device record
@@ -1369,24 +1455,27 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
             f"torch {d.get('torch')} triton {d.get('triton')} flush {d.get('l2_flush_bytes')} B {'PASS' if ok else 'FAIL'}")
         mark("packs"); save()
         # 3. hardened seeds and the GDN shortcuts
-        for name in () if "hardened" not in steps else ("fp8_quant", "cross_entropy", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul"):
-            ev = run(request(name, get_pack(name).seed_kernel, "hardened", check_mode="correctness_only"))
+        import importlib
+        shortcuts = [(name, label, code) for name in ("gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u")
+                     for label, code in importlib.import_module(f"gpu_forecasters.packs.{name}").SHORTCUTS.items()] if "hardened" in steps else []
+        if "hardened" in steps: begin("hardened", len(packs) + 2 * len(shortcuts), "each seed on its hardened cases, then each GDN shortcut on the paper and hardened cases")
+        for name in packs if "hardened" in steps else ():
+            ev = run(request(name, get_pack(name).seed_kernel, "hardened", check_mode="correctness_only"), f"{name} seed, hardened cases")
             report["hardened"][name] = {**line(ev), "passed": ev.status == "ok"}
             log(f"hardened {name:18} {ev.status} {ev.reward}")
-        import importlib
-        for name in () if "hardened" not in steps else ("gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u"):
-            for label, code in importlib.import_module(f"gpu_forecasters.packs.{name}").SHORTCUTS.items():
-                paper = run(request(name, code, "paper", check_mode="correctness_only"))
-                hardened = run(request(name, code, "hardened", check_mode="correctness_only"))
-                passed = paper.status == "ok" and hardened.status == "incorrect"
-                report["hardened"][f"{name}:{label}"] = {"paper": paper.status, "hardened": hardened.status, "hardened_reason": hardened.reason, "passed": passed}
-                log(f"shortcut {name} {label}: paper {paper.status}, hardened {hardened.status} {'PASS' if passed else 'FAIL'}")
+        for name, label, code in shortcuts:
+            paper = run(request(name, code, "paper", check_mode="correctness_only"), f"{name} shortcut {label}, paper cases")
+            hardened = run(request(name, code, "hardened", check_mode="correctness_only"), f"{name} shortcut {label}, hardened cases")
+            passed = paper.status == "ok" and hardened.status == "incorrect"
+            report["hardened"][f"{name}:{label}"] = {"paper": paper.status, "hardened": hardened.status, "hardened_reason": hardened.reason, "passed": passed}
+            log(f"shortcut {name} {label}: paper {paper.status}, hardened {hardened.status} {'PASS' if passed else 'FAIL'}")
         if "hardened" in steps: mark("hardened")
         save()
         # the sandbox: each honest seed again with it off (the packs step ran them in it, the default)
-        for name in ("fp8_quant", "cross_entropy", "gdn_chunk_fwd_h", "gdn_chunk_fwd_o", "gdn_recompute_w_u", "trimul") if "sandbox" in steps else ():
-            strict = seeds.get(name) or run(request(name, get_pack(name).seed_kernel))
-            row = report["sandbox"][name] = sandbox_comparison(strict, run(request(name, get_pack(name).seed_kernel, sandbox="off")))
+        if "sandbox" in steps: begin("sandbox", len(packs) + sum(name not in seeds for name in packs), "each seed with the sandbox off, against the same seed in it")
+        for name in packs if "sandbox" in steps else ():
+            strict = seeds.get(name) or run(request(name, get_pack(name).seed_kernel), f"{name} seed, sandboxed")
+            row = report["sandbox"][name] = sandbox_comparison(strict, run(request(name, get_pack(name).seed_kernel, sandbox="off"), f"{name} seed, sandbox off"))
             log(f"sandbox {name:18} strict {row['strict']} off {row['off']} ratio {row['ratio'] and round(row['ratio'], 4)} "
                 f"start {row['start_s']['strict']} vs {row['start_s']['off']} s {'PASS' if row['passed'] else 'FAIL'}")
         if "sandbox" in steps:
@@ -1398,9 +1487,10 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         save()
         # 4. the GPU taxonomy, each fault followed by the seed
         seed = get_pack("fp8_quant").seed_kernel
+        if "taxonomy" in steps: begin("taxonomy", 2 * len(GPU_TAXONOMY), "each GPU fault in a candidate, then the seed (the device must recover)")
         for label, (code, status, reason) in GPU_TAXONOMY.items() if "taxonomy" in steps else ():
-            ev = run(request("fp8_quant", code, "paper", first_call_timeout_s=12, check_mode="correctness_only"))
-            after = run(request("fp8_quant", seed, "paper", check_mode="correctness_only"))
+            ev = run(request("fp8_quant", code, "paper", first_call_timeout_s=12, check_mode="correctness_only"), f"fault {label}")
+            after = run(request("fp8_quant", seed, "paper", check_mode="correctness_only"), f"the seed after {label}")
             passed = ev.status == status and (reason is None or ev.reason == reason) and after.status == "ok"
             report["taxonomy"][label] = {**line(ev), "expected": [status, reason], "seed_after": after.status, "passed": passed}
             log(f"taxonomy {label}: {ev.status}/{ev.reason}, seed after: {after.status} {'PASS' if passed else 'FAIL'}")
@@ -1408,8 +1498,11 @@ def verify_gpu(json_path=None, # write the report here (atomically, after every 
         save()
         # 5. noise
         # cross_entropy is the GPU-bound control (between-run sd 0.03-0.07% on the H200): three runs show it
-        for name, runs in (("fp8_quant", repeats), ("cross_entropy", min(repeats, 3))) if "noise" in steps else ():
-            evs = [run(request(name, get_pack(name).seed_kernel, max_iters=noise_max_iters, speedup_estimator=noise_estimator)) for _ in range(runs)]
+        noise_runs = (("fp8_quant", repeats), ("cross_entropy", min(repeats, 3)))
+        if "noise" in steps: begin("noise", sum(runs for _, runs in noise_runs), f"repeated fresh runs of two seeds (max_iters {noise_max_iters}, {noise_estimator})")
+        for name, runs in noise_runs if "noise" in steps else ():
+            evs = [run(request(name, get_pack(name).seed_kernel, max_iters=noise_max_iters, speedup_estimator=noise_estimator), f"{name} noise run {k}/{runs}")
+                   for k in range(1, runs + 1)]
             report["noise"][name] = {**noise_summary(evs), "max_iters": noise_max_iters, "speedup_estimator": noise_estimator}
             n = report["noise"][name]
             spec_width = lambda v: "n/a" if None in v["half_width_ratio_of_medians"] else f"{max(v['half_width_ratio_of_medians']) * 100:.2f}%"

@@ -11,7 +11,7 @@ __all__ = ['SEARCH_LOG_COLUMNS', 'LOG_FORMATS', 'HARVEST_COLUMNS', 'FAILURE_OUTC
            'goal_note', 'fill_search_config', 'run_fill_search', 'BuildResult', 'build_eval_set',
            'mine_discovery_pairs', 'export_discovery_pairs', 'mine_pairs_command', 'build_evalset_command']
 
-# %% ../nbs/40_evalset.ipynb #e0683790
+# %% ../nbs/40_evalset.ipynb #84aea114
 import datetime, hashlib, json, math, os, subprocess, sys, warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +21,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 import gpu_forecasters
 from .bins import EDGES, FAILURE, LOG2_EDGES, MIDPOINTS, SpeedupBin, bin_of
+from .harness import progress_text, progress_to
 from .data import (DISCOVERY_PAIR_COLUMNS, ConfigError, SchemaError, atomic_write_text, comparison_id, export_hub_layout,
                                   export_table, jsonl_text, line_leakage, list_search_configs, load_rl_pool,
                                   load_search_events, load_search_summaries, pair_id, resolve_config_path, sample_bytes,
@@ -294,7 +295,7 @@ def goal_reward(speedup, # the measured S, or None / NaN for a failed kernel
     s = _finite_speedup(speedup) if speedup is not None else math.nan
     return None if math.isnan(s) else -abs(math.log(s) - math.log(mid))
 
-# %% ../nbs/40_evalset.ipynb #48c2fc4d
+# %% ../nbs/40_evalset.ipynb #446e84a8
 _TOY = "toy"  # the search's toy problem: accepted as a pack name (its kernels are bit strings, not Python)
 
 class _Strict(BaseModel):
@@ -319,15 +320,18 @@ class PackLogs(_Strict):
     scope: Literal["all_evaluated", "final_archive"] = "all_evaluated"
 
 class FillSettings(_Strict):
+    "Whether and how short bins are filled by goal-band searches."
     enabled: bool = True
     search_config: dict | None = None  # a standard-mode search config; problem, reward and output dir are set by the builder
 
 class LeakageSettings(_Strict):
+    "How label leakage is removed: comments stripped, CUDA sources stripped, flagged rows dropped."
     strip_comments: bool = True
     strip_cuda: bool = False
     drop_if_flagged: bool = True
 
 class RemeasureSettings(_Strict):
+    "Which rows are measured again (near a bin edge), how often, and for how long at most."
     enabled: bool = True
     margin_log2: float = Field(0.1, ge=0)  # near an edge: min_k |log2 S - e_k| < margin
     n_repeats: int = Field(3, ge=1)
@@ -471,7 +475,7 @@ def select_fill_seed(pool: pd.DataFrame, # candidate rows with `speedup`, `sourc
     code_col = "candidate_code" if "candidate_code" in pool.columns else "code"
     return pool[code_col].iloc[i], pool["source_id"].iloc[i]
 
-# %% ../nbs/40_evalset.ipynb #904b01d2
+# %% ../nbs/40_evalset.ipynb #12da3ed8
 def edge_distance_log2(speedup: float, # S, finite and > 0
                       ) -> float: # min_k |log2 S - e_k| over the 7 bin edges
     "How far S is from the nearest bin edge, in octaves."
@@ -491,22 +495,30 @@ def remeasure(code: str, # the stored candidate code
               timeout_s: float | None = None, # per measurement
               done: Mapping | None = None, # {request_id: measurement} finished before (a `RemeasureLog`'s `done`): not measured again
               on_measured: Callable | None = None, # called with each new measurement as soon as it returns
+              progress: Callable[[str], None] | None = None, # gets a line as each measurement begins and ends, and its evaluator's progress
              ) -> dict:
     "{near_edge, distance_log2, stable, speedup, true_bin, measurements}; S unchanged for a row far from the edges."
+    say = progress or (lambda line: None)
     dist = edge_distance_log2(speedup)
     out = dict(near_edge=dist < margin_log2, distance_log2=dist, stable=True, speedup=float(speedup), true_bin=bin_of(speedup),
                measurements=[dict(request_id="original", speedup=float(speedup), reward_ci=None, outcome="success")])
     if not out["near_edge"]: return out
     for i in range(n_repeats):
         rid = f"remeasure/{code_key}/{i}"
+        which = f"measurement {i + 1}/{n_repeats}"
         if done is not None and rid in done:
             out["measurements"].append(dict(done[rid]))
+            say(f"{which}: finished before, reused ({rid})")
             continue
-        try:
-            d = _evaluation_json(evaluator.submit(code, request_id=rid, timeout_s=timeout_s))
-            fb = d.get("feedback")
-            m = dict(request_id=rid, speedup=feedback_speedup(fb), reward_ci=d.get("reward_ci"), outcome=_project_outcome(d))
-        except Exception as e: m = dict(request_id=rid, speedup=math.nan, reward_ci=None, outcome=f"error: {type(e).__name__}: {e}"[:300])
+        say(f"{which}: started ({rid})")
+        # the evaluator's progress events (a back-end's judge: phases and cases) as lines of this measurement
+        with progress_to(None if progress is None else lambda event: progress(f"{which}: {progress_text(event)}")):
+            try:
+                d = _evaluation_json(evaluator.submit(code, request_id=rid, timeout_s=timeout_s))
+                fb = d.get("feedback")
+                m = dict(request_id=rid, speedup=feedback_speedup(fb), reward_ci=d.get("reward_ci"), outcome=_project_outcome(d))
+            except Exception as e: m = dict(request_id=rid, speedup=math.nan, reward_ci=None, outcome=f"error: {type(e).__name__}: {e}"[:300])
+        say(f"{which}: " + (f"{m['speedup']:.3f}x (bin {bin_of(m['speedup'])})" if math.isfinite(m["speedup"]) else f"no speedup ({m['outcome'][:120]})"))
         if on_measured is not None: on_measured(m)
         out["measurements"].append(m)
     values = [m["speedup"] for m in out["measurements"]]
@@ -646,7 +658,7 @@ def _read_log(ref: EventLogRef, base_dir) -> pd.DataFrame:
 def _say(progress, message: str):
     if progress is not None: progress(message)
 
-# %% ../nbs/40_evalset.ipynb #b6b7caa8
+# %% ../nbs/40_evalset.ipynb #73f04632
 def _row_bin(r: Mapping) -> int:
     "A candidate row's bin: 0 (failure) for a failing candidate, else the bin of its speedup."
     return FAILURE if r.get("outcome") in FAILURE_OUTCOMES and not np.isfinite(r["speedup"]) else bin_of(r["speedup"])
@@ -700,19 +712,25 @@ class _Rows:
                 keep.append(r)
         self.kept = keep
 
-    def remeasure(self, evaluator, dry_run: bool, log: "RemeasureLog | None" = None) -> list[dict]:
+    def remeasure(self, evaluator, dry_run: bool, log: "RemeasureLog | None" = None, progress: Callable | None = None) -> list[dict]:
         "Re-measure near-edge rows (or count them unverified); drop the unstable ones; return the records."
         rm, records, keep = self.config.remeasure, [], []
+        near_edge = lambda r: r["bin"] != FAILURE and edge_distance_log2(r["speedup"]) < rm.margin_log2  # a failure has no speedup near an edge
+        measuring = not dry_run and rm.enabled
+        n_near = sum(map(near_edge, self.kept)) if measuring else 0
+        if n_near: _say(progress, f"{self.pack}: re-measuring {n_near} near-edge row{'s' * (n_near != 1)}, {rm.n_repeats} measurements each")
+        done_rows = 0
         for r in self.kept:
-            if r["bin"] == FAILURE: keep.append(r); continue  # a failure has no speedup near a bin edge
-            near = edge_distance_log2(r["speedup"]) < rm.margin_log2
-            if not near: keep.append(r); continue
-            if dry_run or not rm.enabled:
+            if not near_edge(r): keep.append(r); continue
+            if not measuring:
                 r["near_edge_unverified"] = True
                 keep.append(r); continue
+            done_rows += 1
+            where = f"{self.pack}: near-edge row {done_rows}/{n_near}"
             res = remeasure(r["candidate_code"], r["speedup"], code_key=r["code_key"], evaluator=evaluator, margin_log2=rm.margin_log2,
                             n_repeats=rm.n_repeats, timeout_s=rm.timeout_s, done=None if log is None else log.done,
-                            on_measured=None if log is None else log.append)
+                            on_measured=None if log is None else log.append,
+                            progress=None if progress is None else lambda line, where=where: progress(f"{where}: {line}"))
             records.append({"pack": self.pack, "source_id": r["source_id"], "code_key": r["code_key"], "bin": r["bin"],
                             "distance_log2": res["distance_log2"], "stable": res["stable"], "final_speedup": res["speedup"] if res["stable"] else None,
                             "measurements": res["measurements"]})
@@ -788,7 +806,7 @@ def _dropped_rows(all_rows: list[_Rows]) -> list[dict]:
 def _config_sha256(config: EvalSetBuilderConfig) -> str:
     return _sha256_bytes(json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":")).encode())
 
-# %% ../nbs/40_evalset.ipynb #9abc7731
+# %% ../nbs/40_evalset.ipynb #76362429
 def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file / shipped name
                    output_dir, # where the eval set, fills, dropped rows and manifest go
                    *,
@@ -874,7 +892,7 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                               "in_bin": len(generated), "added": len(rows.kept) - before})
             rows.leakage()
             log = RemeasureLog(out / REMEASURE_LOG, _config_sha256(config), pack, evaluators[pack]) if measuring else None
-            remeasured += rows.remeasure(evaluators.get(pack), dry_run=not measuring, log=log)
+            remeasured += rows.remeasure(evaluators.get(pack), dry_run=not measuring, log=log, progress=progress)
             rows.cap()
             counts[pack] = _counts(rows, attempts, n_in)
             for b in range(1, 9):
@@ -1017,7 +1035,7 @@ def mine_pairs_command(logs: list, # --log values: run directories, events.jsonl
     log(f"wrote {len(combined)} discovery pairs to {path}")
     return 0
 
-# %% ../nbs/40_evalset.ipynb #9e5fffb2
+# %% ../nbs/40_evalset.ipynb #707d4d31
 def build_evalset_command(config, # a builder config file, or a shipped name such as "evalset/sample.json"
                           output_dir, # the output directory
                           *,
@@ -1025,8 +1043,9 @@ def build_evalset_command(config, # a builder config file, or a shipped name suc
                           push_to_hub: str | None = None, # a Hub dataset repo id to upload the eval set to
                          ) -> int: # the exit code
     "The body of `gpu-forecasters build-evalset`."
+    from gpu_forecasters.backends import ProgressReporter
     from gpu_forecasters.data import HubPushError, push_to_hub as _push
-    say = lambda m: print(f"gpu-forecasters build-evalset: {m}", file=sys.stderr, flush=True)
+    say = ProgressReporter("build-evalset")
     path = resolve_config_path(config)
     res = build_eval_set(load_builder_config(path), output_dir, dry_run=dry_run, base_dir=path.parent, progress=say)
     counts = res.manifest["counts"]
@@ -1041,7 +1060,7 @@ def build_evalset_command(config, # a builder config file, or a shipped name suc
                 part = res.df[res.df["pack"] == pack].reset_index(drop=True)
                 _push(part, push_to_hub, config=pack, split="eval", dataset="eval_set")
         except HubPushError as e:
-            say(f"error: {e}; the local files in {output_dir} were written and stay")
+            print(f"gpu-forecasters build-evalset: error: {e}; the local files in {output_dir} were written and stay", file=sys.stderr)
             return 3
         say(f"pushed {len(res.df)} rows to {push_to_hub}")
     return 0

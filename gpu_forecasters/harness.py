@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'SPEEDUP_ESTIMATORS', 'PEAK_BANDWIDTH_GBPS', 'STATUSES', 'RESOURCE_LIMITS',
-           'EVALUATION_SCHEMA', 'WARM_WORKERS_ENV', 'WORKER_POOL', 'REFERENCE_CACHE_DEPTH',
+           'EVALUATION_SCHEMA', 'WARM_WORKERS_ENV', 'WORKER_POOL', 'REFERENCE_CACHE_DEPTH', 'PROGRESS_PHASES',
            'KERNELBENCH_IMPORT_TIMEOUT_S', 'COMPARISON_SCHEMA', 'EvalConfig', 'rse', 'paired_rse', 'TimingStats',
            'abba_order', 'stop_decision', 'RecheckSchedule', 'peak_bandwidth_gbps', 'floor_ns', 'paired_speedup',
            'case_speedup', 'geomean', 'aggregate_speedups', 'bootstrap_seed', 'bootstrap_ratio_ci', 'draw_salt',
@@ -14,12 +14,14 @@ __all__ = ['HARNESS_VERSION', 'AGGREGATORS', 'SPEEDUP_ESTIMATORS', 'PEAK_BANDWID
            'process_own_cpu_s', 'background_cpu_verdict', 'WorkerDied', 'WorkerTimeout', 'WorkerTampered', 'Worker',
            'spawn_environment', 'warm_workers', 'spare_cpus', 'cache_dir', 'worker_settings', 'WorkerPool',
            'EvalRequest', 'rotation_slots', 'input_slots', 'gpu_state', 'gpu_processes', 'foreign_processes',
-           'our_pids', 'judge_oom_verdict', 'ReferenceCache', 'reference_drift', 'judged_case_set', 'import_deadline_s',
+           'our_pids', 'judge_oom_verdict', 'ReferenceCache', 'reference_drift', 'progress_to', 'progress_listener',
+           'report_progress', 'progress_text', 'short_case_id', 'judged_case_set', 'import_deadline_s',
            'phase_durations', 'run_judge', 'device_record', 'Comparison', 'pair_speedups']
 
-# %% ../nbs/18b_harness.ipynb #626a4298
-import dataclasses, hashlib, math, os, random
+# %% ../nbs/18b_harness.ipynb #0c105230
+import contextlib, contextvars, dataclasses, hashlib, math, os, random
 from dataclasses import dataclass, asdict
+from typing import Callable
 import numpy as np
 
 # %% ../nbs/18b_harness.ipynb #597aed68
@@ -1472,6 +1474,56 @@ def reference_drift(cached: dict, median_ns: float) -> bool:
     half = (cached["ci95_ns"][1] - cached["ci95_ns"][0]) / 2
     return abs(median_ns - cached["median_ns"]) > max(0.05 * cached["median_ns"], 3 * half)
 
+# %% ../nbs/18b_harness.ipynb #5f06a4e3
+_PROGRESS: contextvars.ContextVar = contextvars.ContextVar("gpu_forecasters_progress", default=None)
+
+PROGRESS_PHASES = {
+    "start": "starting a worker and importing the kernel",
+    "correctness": "checking correctness",
+    "benchmark": "timing the candidate against the {against}",
+    "reference": "timing the reference alone (for the reference cache)",
+    "candidate": "timing the candidate (the reference's timings from the cache)",
+    "canary": "checking the machine: the pack's seed in a fresh worker, after a {after}",
+    "retry": "infrastructure failure ({reason}); retry {attempt} of {retries} in {wait_s:g} s",
+    "remote": "waiting for a Modal container ({gpu}): no per-case progress until it answers",
+}
+
+@contextlib.contextmanager
+def progress_to(listener: Callable | None, # called with each event dict; None: the events of this context are dropped
+               ):
+    "Send the progress events reported in this context (this thread, and everything it calls) to `listener`."
+    token = _PROGRESS.set(listener)
+    try: yield
+    finally: _PROGRESS.reset(token)
+
+def progress_listener() -> Callable | None:
+    "The current context's listener (a back-end captures it when a request is submitted)."
+    return _PROGRESS.get()
+
+def report_progress(phase: str, # a key of `PROGRESS_PHASES`
+                    case: int | None = None, # 1-based number of the case that begins
+                    cases: int | None = None, # how many cases the phase has
+                    **details, # JSON values: `case_id`, the phase's placeholders (`against`, ...), `program="anchor"`
+                   ) -> None:
+    "Tell the current listener, if there is one, that `phase` (case `case` of `cases`) begins."
+    listener = _PROGRESS.get()
+    if listener is None: return
+    listener({"phase": phase, **({"case": case, "cases": cases} if case is not None else {}), **details})
+
+def progress_text(event: dict, # a progress event
+                 ) -> str:
+    "An event in words: `checking correctness, case 2/5 (c1)`; `anchor: ...` for the anchor of a comparison."
+    template = PROGRESS_PHASES.get(event.get("phase"), str(event.get("phase")))
+    try: text = template.format(**event)
+    except (KeyError, ValueError, IndexError): text = template  # a placeholder without its value stays visible, braces and all
+    if event.get("case") is not None: text += f", case {event['case']}/{event['cases']}"
+    if event.get("case_id"): text += f" ({event['case_id']})"
+    return ("anchor: " if event.get("program") == "anchor" else "") + text
+
+def short_case_id(case_id: str) -> str:
+    "The case's own name, without the pack and case set: `fp8_quant:paper:b1` -> `b1`."
+    return case_id.rsplit(":", 1)[-1]
+
 # %% ../nbs/18b_harness.ipynb #43e3b3b3
 KERNELBENCH_IMPORT_TIMEOUT_S = 600.0
 
@@ -1490,7 +1542,7 @@ def import_deadline_s(pack, config: EvalConfig) -> float:
     "Seconds a worker may take to import the candidate: `import_timeout_s`, at least 600 s for KernelBench."
     return max(config.import_timeout_s, KERNELBENCH_IMPORT_TIMEOUT_S) if getattr(pack, "kind", None) == "kernelbench" else config.import_timeout_s
 
-# %% ../nbs/18b_harness.ipynb #2c5cd345
+# %% ../nbs/18b_harness.ipynb #e455da2d
 def _canary(pack, request: EvalRequest) -> bool:
     "Whether the pack's seed passes its smallest correctness case in a fresh worker (the device is healthy)."
     cs = pack.case_set(request.case_set)
@@ -1554,6 +1606,7 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
     benchmarked = False
     try:
         check_source(code, config.require_custom_kernel and code != pack.seed_kernel)
+        report_progress("start")
         cand_process = _spawn(pack, code, request)
         if benchmark and config.reference_timing == "interleaved":
             # the anchor starts while the candidate imports and runs its correctness cases: a worker's start (spawn,
@@ -1562,8 +1615,9 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
         cand, problem = _start(pack, code, request, cand_process)
         if problem: raise CandidateError(problem[1], problem[2]) if problem[0] == "compile_failed" else _Early(*problem)
         loaded, first = time.perf_counter(), True
-        for case in correctness:
+        for number, case in enumerate(correctness, 1):
             current = results[id(case)]
+            report_progress("correctness", number, len(correctness), case_id=short_case_id(case.case_id))
             timeout = config.first_call_timeout_s if first else config.correctness_case_timeout_s
             answer = _call(cand, pack, case, pack.generate_input(case, request.device), timeout, "first call" if first else "correctness", current, "first_call" if first else "call")
             first = False
@@ -1582,20 +1636,25 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
         if all(r.status == "ok" for r in ev.per_case if r.kind == "correctness") and cs.benchmark and config.check_mode != "correctness_only":
             sources, benchmarked = set(), True
             WORKER_POOL.settle(request.device)  # no worker imports while calls are timed
-            for case in cs.benchmark:
+            against = "reference" if request.anchor_code is None else "anchor"
+            for number, case in enumerate(cs.benchmark, 1):
                 current = results[id(case)]
+                where = dict(case=number, cases=len(cs.benchmark), case_id=short_case_id(case.case_id))
                 key = ReferenceCache.key(device_name, versions["torch"], versions["triton"], pack.name, cs.name, case.case_id, case.args,
                                          "reference" if request.anchor_code is None else "anchor:" + hashlib.sha256(request.anchor_code.encode()).hexdigest())
                 cached = cache.lookup(key) if cache is not None else None
                 if config.reference_timing == "cached":
                     if cached is None:  # time the reference alone once, then reuse it
+                        report_progress("reference", **where)
                         alone = CaseResult(case.case_id, case.kind, case.hidden, case.args)
                         _benchmark_case(pack, case, alone, {"candidate": anchor()}, dataclasses.replace(request, config=dataclasses.replace(config, keep_samples=True)), device_name, seed)
                         if alone.status != "ok": raise _Early("infra_failure", "reference", f"the reference failed when timed alone: {alone.message}")
                         cached = cache.append(key, alone.candidate, {"name": device_name})
+                    report_progress("candidate", **where)
                     _benchmark_case(pack, case, current, {"candidate": cand}, request, device_name, seed, cached=cached)
                     sources.add("cache")
                 else:
+                    report_progress("benchmark", **where, against=against)
                     _benchmark_case(pack, case, current, {"candidate": cand, "anchor": anchor()}, request, device_name, seed)
                     sources.add("interleaved")
                     if current.status == "ok" and cache is not None and current.anchor.samples_ns:
@@ -1630,8 +1689,10 @@ def run_judge(request: EvalRequest, # pack, case set, candidate source, config, 
     failed = next((r for r in ev.per_case if r.status not in ("ok", "not_run")), None)
     if failed is not None:
         ev.status, ev.reason, ev.message = failed.status, failed.reason, failed.message
-        if failed.status in ("crashed", "timeout") and not (canary_check or (lambda: _canary(pack, request)))():
-            ev.status, ev.reason = "infra_failure", f"canary failed after {failed.status} ({failed.reason})"
+        if failed.status in ("crashed", "timeout"):
+            report_progress("canary", after="crash" if failed.status == "crashed" else "timeout")
+            if not (canary_check or (lambda: _canary(pack, request)))():
+                ev.status, ev.reason = "infra_failure", f"canary failed after {failed.status} ({failed.reason})"
     elif ev.status == "ok":
         bench = [r for r in ev.per_case if r.kind == "benchmark"]
         if bench:
@@ -1672,7 +1733,7 @@ class _Early(Exception):
         self.status, self.reason, self.message = status, reason, message
         super().__init__(message)
 
-# %% ../nbs/18b_harness.ipynb #8ec6e960
+# %% ../nbs/18b_harness.ipynb #278cfcfe
 COMPARISON_SCHEMA = "gpu_forecasters.comparison/1"
 
 @dataclass
@@ -1726,7 +1787,9 @@ def _compare(request: EvalRequest, canary_check=None, reference_cache=None) -> C
     if not isinstance(request.anchor_code, str): raise TypeError("compare needs the anchor's source as a str (EvalRequest.anchor_code)")
     started = time.perf_counter()
     correctness_only = dataclasses.replace(request.config, check_mode="correctness_only")
-    anchor = run_judge(EvalRequest(request.pack, request.case_set, request.anchor_code, config=correctness_only, device=request.device), canary_check)
+    listener = progress_listener()  # the anchor's own events, marked as the anchor's
+    with progress_to(None if listener is None else lambda event: listener({**event, "program": "anchor"})):
+        anchor = run_judge(EvalRequest(request.pack, request.case_set, request.anchor_code, config=correctness_only, device=request.device), canary_check)
     if anchor.status != "ok":
         status = "infra_failure" if anchor.status == "infra_failure" else "anchor_failed"
         return Comparison(request.pack, request.case_set, status, anchor=anchor, device=anchor.device, gpu_seconds=time.perf_counter() - started)

@@ -5,13 +5,14 @@ Offline and fast:
   `dropped_rows.jsonl` and a manifest whose per-bin counts add up;
 * a small real build on a toy search: the search runs from the CLI, then the builder harvests it (a relative log path,
   taken from the config's folder), fills short bins with goal-band toy searches and re-measures near-edge rows with the
-  toy problem's evaluator; a rerun into the same directory resumes the finished fills and writes the same bytes;
+  toy problem's evaluator, reporting each near-edge row and measurement on stderr in order; a rerun into the same
+  directory resumes the finished fills and re-measurements and writes the same bytes;
 * bad input gets one line on stderr and exit code 2 (unknown config key, another pack's log, a corrupt log line, an
   empty harvest, a missing config); an unreachable Hub gets exit code 3, and so does a failed `--push-to-hub`, after
   the local files were written;
 * `mine-pairs` mines a toy search and a bundled paper log into one schema-valid discovery-pair file.
 """
-import json, os, subprocess, sys
+import json, os, re, subprocess, sys
 from pathlib import Path
 from gpu_forecasters.data import load_eval_set
 
@@ -33,6 +34,10 @@ def counts_add_up(manifest: dict):
     for pack, bins in manifest['counts'].items():
         for b, c in bins.items():
             assert c['harvested'] + c['generated'] - sum(c[r] for r in DROP_REASONS) == c['final'], (pack, b, c)
+
+def progress(stderr: str) -> list[str]:
+    "The progress messages on stderr, elapsed times dropped."
+    return [m.group(1) for m in (re.match(r'^gpu-forecasters build-evalset: \[\d+\.\d s\] (.*)$', l) for l in stderr.splitlines()) if m]
 
 def one_error_line(r, code: int, contains: str):
     assert r.returncode == code, (r.returncode, r.stderr)
@@ -80,6 +85,11 @@ def test_real_build_on_a_toy_search(tmp_path):
         assert (out / fill['run_dir'] / 'events.jsonl').is_file() and fill['evaluations'] > 0
     assert sum(c['generated'] for c in manifest['counts']['toy'].values()) == sum(f['in_bin'] for f in manifest['fills'])
     assert manifest['remeasurements'] and all(len(m['measurements']) == 4 for m in manifest['remeasurements'])
+    n = len(manifest['remeasurements'])
+    lines = progress(r.stderr)
+    assert f"toy: re-measuring {n} near-edge row{'s' * (n != 1)}, 3 measurements each" in lines, r.stderr
+    started = [l.rsplit(' (', 1)[0] for l in lines if ': started (remeasure/' in l]  # every measurement announced, in order
+    assert started == [f'toy: near-edge row {j}/{n}: measurement {k}/3: started' for j in range(1, n + 1) for k in (1, 2, 3)], r.stderr
     assert (df.groupby('true_bin').size() <= 4).all()
     dropped = [json.loads(line) for line in (out / 'dropped_rows.jsonl').read_text().splitlines()]
     assert {d['reason'] for d in dropped} <= set(DROP_REASONS) and len(dropped) == manifest['dropped']
@@ -87,6 +97,8 @@ def test_real_build_on_a_toy_search(tmp_path):
     fill_logs = {f['run_dir']: (out / f['run_dir'] / 'events.jsonl').read_bytes() for f in manifest['fills']}
     r = cli('build-evalset', '--config', cfg, '--output-dir', out)  # a rerun resumes the finished fills: nothing new
     assert r.returncode == 0, r.stderr
+    reused = [l for l in progress(r.stderr) if ': measurement ' in l]
+    assert len(reused) == 3 * n and all(': finished before, reused (remeasure/' in l for l in reused), r.stderr
     assert (out / 'eval_set.jsonl').read_bytes() == before
     assert {d: (out / d / 'events.jsonl').read_bytes() for d in fill_logs} == fill_logs
 

@@ -4,6 +4,10 @@ On the cpu back-end, `measure` prints one row per case and the aggregate line;
 `--json` parses as an `Evaluation`; a missing candidate file exits 2; an incorrect candidate exits 1. Every evaluation
 here spawns real judge and worker processes (Triton interpreter), so each test takes a few seconds.
 
+Progress goes to stderr, one line per phase and case as the judge begins it (`case 1/N` in order), while stdout keeps
+only the table or the JSON. `packs --seed PACK` writes the pack's seed kernel to stdout: redirected to a file, it is a
+candidate `measure` accepts.
+
 The fp8_quant smoke set has no benchmark cases, and its paper set takes 25-50 s on a CPU (its largest case moves
 117 MB per call), so the aggregate line is checked on gdn_chunk_fwd_o's paper set with a shortened timing protocol
 passed through `--config`.
@@ -30,6 +34,13 @@ def write(path: Path, text: str) -> Path: path.write_text(text); return path
 
 def case_rows(stdout: str) -> list[str]: return [l for l in stdout.splitlines() if re.match(r'^[cbh]\d+\s', l)]
 
+PROGRESS = re.compile(r'^gpu-forecasters (?:measure|baselines): \[\d+\.\d s\] (.*)$')
+
+def progress(stderr: str, prefix: str = '') -> list[str]:
+    "The progress messages on stderr (elapsed times dropped), those starting with `prefix` without it."
+    found = [m.group(1) for m in map(PROGRESS.match, stderr.splitlines()) if m]
+    return [line.removeprefix(prefix) for line in found if line.startswith(prefix)]
+
 def test_measure_prints_a_row_per_case_and_the_aggregate(tmp_path):
     pack = get_pack('gdn_chunk_fwd_o')
     seed = write(tmp_path / 'seed.py', pack.seed_kernel)
@@ -44,20 +55,37 @@ def test_measure_prints_a_row_per_case_and_the_aggregate(tmp_path):
     bench = [r for r in rows if r.startswith('b')]
     assert all(re.search(r'\d+\.\d{3}x \[\d+\.\d{3}, \d+\.\d{3}\]', r) for r in bench)
     assert AGGREGATE.search(result.stdout).group(1) == '3'
+    lines = progress(result.stderr)  # in order: what and where, the worker's start, each case, how it finished
+    assert lines[:-1] == ['gdn_chunk_fwd_o, case set paper (3 correctness, 3 benchmark cases), 1 run on the cpu back-end',
+                          'starting a worker and importing the kernel',
+                          *[f'checking correctness, case {k}/3 (c{k - 1})' for k in (1, 2, 3)],
+                          *[f'timing the candidate against the reference, case {k}/3 (b{k - 1})' for k in (1, 2, 3)]], result.stderr
+    assert re.fullmatch(r'finished: ok, \d+\.\d{3}x', lines[-1]), lines[-1]
+    assert 'checking correctness' not in result.stdout
 
 def test_measure_fp8_seed_on_smoke_rows_and_json(tmp_path):
-    seed = write(tmp_path / 'seed.py', FP8_SEED_KERNEL)
+    "The seed from `packs --seed fp8_quant > kernel.py` measures; progress on stderr, the table (or the JSON) alone on stdout."
+    written = run('packs', '--seed', 'fp8_quant')
+    assert written.returncode == 0 and written.stdout == FP8_SEED_KERNEL and written.stderr == '', written.stderr
+    seed = write(tmp_path / 'kernel.py', written.stdout)
     text = run('measure', '--pack', 'fp8_quant', '--candidate', seed, '--case-set', 'smoke', '--backend', 'cpu')
     assert text.returncode == 0, text.stderr
     assert [r.split()[0] for r in case_rows(text.stdout)] == ['c0', 'c1']
     assert 'aggregated speedup: none (case set smoke has no benchmark cases' in text.stdout
+    assert progress(text.stderr) == ['fp8_quant, case set smoke (2 correctness, 0 benchmark cases), 1 run on the cpu back-end',
+                                     'starting a worker and importing the kernel', 'checking correctness, case 1/2 (c0)',
+                                     'checking correctness, case 2/2 (c1)', 'finished: ok'], text.stderr
+    assert text.stdout.splitlines()[0].startswith('timings not meaningful') and 'gpu-forecasters measure' not in text.stdout
     ledger = tmp_path / 'ledger.jsonl'
     js = run('measure', '--pack', 'fp8_quant', '--candidate', seed, '--case-set', 'smoke', '--backend', 'cpu', '--json',
              '--repeats', '2', '--ledger', ledger)
     assert js.returncode == 0, js.stderr
-    evs = [Evaluation.from_json(d) for d in json.loads(js.stdout)]
+    evs = [Evaluation.from_json(d) for d in json.loads(js.stdout)]  # stdout is the JSON and nothing else
     assert [(e.status, e.pack, e.case_set, e.backend, e.timing_meaningful) for e in evs] == [('ok', 'fp8_quant', 'smoke', 'cpu', False)] * 2
     assert 'cpu_backend' in evs[0].flags and 'timings not meaningful' in js.stderr
+    for run_label in ('run 1/2: ', 'run 2/2: '):
+        assert progress(js.stderr, run_label) == ['starting a worker and importing the kernel', 'checking correctness, case 1/2 (c0)',
+                                                  'checking correctness, case 2/2 (c1)', 'finished: ok'], js.stderr
     assert [json.loads(l)['status'] for l in ledger.read_text().splitlines()] == ['ok', 'ok']
 
 def test_missing_candidate_file_exits_2_with_path_and_os_error(tmp_path):
@@ -99,6 +127,10 @@ def test_packs_lists_packs_case_sets_and_counts():
     rows = [l.split() for l in result.stdout.splitlines()]
     assert ['fp8_quant', 'gpu_mode', 'paper', '5', '0', '3'] in rows
     assert ['hardened', '8', '11', '3'] in rows and ['trimul', 'gpu_mode', 'paper', '18', '0', '7'] in rows
+    assert run('packs', '--seed', 'trimul').stdout == get_pack('trimul').seed_kernel
+    unknown = run('packs', '--seed', 'fp8')
+    assert unknown.returncode == 2 and unknown.stdout == '' and len(unknown.stderr.splitlines()) == 1, unknown.stderr
+    assert "unknown pack 'fp8'; valid: cross_entropy, fp8_quant" in unknown.stderr and 'Traceback' not in unknown.stderr
 
 def test_ctrl_c_exits_130_and_leaves_no_process(tmp_path):
     hang = write(tmp_path / 'hang.py', 'def custom_kernel(data):\n    while True: pass\n')
@@ -156,6 +188,11 @@ def test_baselines_ranks_submissions_and_resumes(tmp_path):
     assert records['seed']['ratio_to_published'] == records['seed']['geomean_us'] / 50.0
     assert records['zeros']['rank_all'] is None and records['zeros']['runs'][0]['status'] == 'incorrect', records['zeros']
     assert 'Caveats: leaderboard numbers are context' in result.stdout
+    seed_lines = progress(result.stderr, '[1/2] seed.py, paper run 1/1: ')  # each submission's runs report their phases and cases
+    assert seed_lines[:2] == ['starting a worker and importing the kernel', 'checking correctness, case 1/3 (c0)'], result.stderr
+    assert seed_lines[-1] == 'timing the candidate against the reference, case 3/3 (b2)', result.stderr
+    assert progress(result.stderr, '[2/2] zeros.py, paper run 1/1: ')[-1] == 'checking correctness, case 1/3 (c0)'  # where it failed
+    assert 'starting a worker' not in result.stdout
     again = run('baselines', '--pack', pack.name, '--submissions', subs, '--out', out, '--backend', 'cpu', '--repeats', '1', '--config', QUICK)
     assert again.returncode == 0 and again.stderr.count('reused from baselines.jsonl') == 2, again.stderr
     assert run('baselines', '--pack', pack.name, '--submissions', tmp_path / 'none', '--out', out, '--backend', 'cpu').returncode == 2
