@@ -7,17 +7,19 @@ __all__ = ['CONFIG_DIR', 'DTYPES', 'EVAL_SET_COLUMNS', 'PREDICTION_COLUMNS', 'PR
            'PREDICTION_EXTRA_DEFAULTS', 'RL_POOL_COLUMNS', 'DISCOVERY_PAIR_COLUMNS', 'SEARCH_EVENT_COLUMNS',
            'SEARCH_SUMMARY_COLUMNS', 'PUBLISHED_SURROGATES', 'DATASETS', 'PAYLOAD_FIELDS', 'sha12',
            'SUPPORTED_SUFFIXES', 'SAMPLE_DIR', 'SAMPLE_ERROR', 'MEASURED_DIR', 'MEASURED_SETS', 'MEASURED_FILES',
-           'MISSING_PREDICTION_ERROR', 'LEAKAGE_RULES', 'LEAKAGE_COLUMNS', 'SAMPLE_GENERATOR_VERSION',
-           'SAMPLE_SURROGATES', 'SchemaError', 'BinConsistencyError', 'ConfigError', 'SampleDataError', 'HubPushError',
-           'DatasetUnavailableError', 'atomic_writer', 'atomic_write_bytes', 'atomic_write_text', 'resolve_config_path',
-           'load_json_config', 'Column', 'DatasetSpec', 'drop_nulls', 'clean_payload', 'pair_id', 'id_format_report',
-           'normalise_df', 'predictions_frame', 'check_bins', 'duplicate_report', 'ValidationReport', 'validate_df',
-           'prob_matrix', 'parse_jsonl', 'read_table_file', 'resolve_local', 'sample_manifest', 'sample_bytes',
-           'measured_manifest', 'measured_bytes', 'load_eval_set', 'load_predictions', 'read_scoring_output',
-           'load_discovery_predictions', 'load_rl_pool', 'load_discovery_pairs', 'list_search_configs',
-           'load_search_events', 'load_search_summaries', 'MetricsInput', 'dedupe_for_metrics', 'strip_comments',
-           'strip_code_columns', 'line_leakage', 'detect_label_leakage', 'leakage_rows', 'arrow_table', 'jsonl_text',
-           'export_table', 'export_hub_layout', 'push_to_hub', 'generate_sample', 'comparison_id']
+           'HUB_PROBE_TIMEOUT_S', 'DEFAULT_HUB_ENDPOINT', 'MISSING_PREDICTION_ERROR', 'LEAKAGE_RULES',
+           'LEAKAGE_COLUMNS', 'SAMPLE_GENERATOR_VERSION', 'SAMPLE_SURROGATES', 'SchemaError', 'BinConsistencyError',
+           'ConfigError', 'SampleDataError', 'HubPushError', 'DatasetUnavailableError', 'atomic_writer',
+           'atomic_write_bytes', 'atomic_write_text', 'resolve_config_path', 'load_json_config', 'Column',
+           'DatasetSpec', 'drop_nulls', 'clean_payload', 'pair_id', 'id_format_report', 'normalise_df',
+           'predictions_frame', 'check_bins', 'duplicate_report', 'ValidationReport', 'validate_df', 'prob_matrix',
+           'parse_jsonl', 'read_table_file', 'resolve_local', 'sample_manifest', 'sample_bytes', 'measured_manifest',
+           'measured_bytes', 'hub_endpoint', 'hub_offline_mode', 'hub_unreachable', 'load_eval_set', 'load_predictions',
+           'read_scoring_output', 'load_discovery_predictions', 'load_rl_pool', 'load_discovery_pairs',
+           'list_search_configs', 'load_search_events', 'load_search_summaries', 'MetricsInput', 'dedupe_for_metrics',
+           'strip_comments', 'strip_code_columns', 'line_leakage', 'detect_label_leakage', 'leakage_rows',
+           'arrow_table', 'jsonl_text', 'export_tables', 'export_table', 'export_hub_layout', 'push_to_hub',
+           'generate_sample', 'comparison_id']
 
 # %% ../nbs/04_data.ipynb #e1b921c3
 import ast, gzip, hashlib, io, json, logging, math, os, random, re, tokenize
@@ -34,7 +36,7 @@ from .bins import LOG2_EDGES, LOG2_MIDPOINTS, SpeedupBin, bin_of, bins_of
 from .forecast import PACK_NAME_RE, code_hash, comparison_id
 from .prompts import UnknownHardwareError, hardware_profile
 
-# %% ../nbs/04_data.ipynb #15bef853
+# %% ../nbs/04_data.ipynb #e4f5cc44
 _log = logging.getLogger("gpu_forecasters.data")  # loaders log their report warnings here
 
 def _one_line(text, limit: int = 400) -> str:
@@ -61,17 +63,19 @@ class HubPushError(RuntimeError):
 class DatasetUnavailableError(RuntimeError):
     "A Hub dataset that cannot be reached (offline, or unknown dataset, config or revision); CLIs exit with code 3."
     def __init__(self, hf_id: str, config: str, split: str, revision: str, cause, *, dataset: str | None = None,
-                 source: str = "hub"):
+                 source: str = "hub",
+                 offline: bool = False, # the Hub did not answer at all (rather than refusing this dataset)
+                ):
         self.hf_id, self.config, self.split, self.revision = hf_id, config, split, revision
-        self.cause, self.dataset, self.source = _one_line(cause), dataset, source
+        self.cause, self.dataset, self.source, self.offline = _one_line(cause), dataset, source, offline
         super().__init__(f"{hf_id} (config {config}, split {split}, revision {revision}) is unavailable: {self.cause}; "
                          f"use source `sample` (bundled sample) or a local PATH (a copy of the dataset) instead of "
-                         f"`{source}`")
+                         f"`{source}`" + (", or connect to the network and rerun" if offline else ""))
 
     def hint(self, option: str) -> str:
         "What a CLI says for the option that held the source, e.g. `hint('--eval-set')`."
         return (f"use `{option} sample` (bundled sample) or `{option} PATH` (a local copy of the dataset) instead of "
-                f"`{option} {self.source}`")
+                f"`{option} {self.source}`" + (", or connect to the network and rerun" if self.offline else ""))
 
 # %% ../nbs/04_data.ipynb #3cb53806
 @contextmanager
@@ -109,7 +113,7 @@ def atomic_write_text(path, # the file to (re)write
     with atomic_writer(path, "w") as f: f.write(text)
     return Path(path)
 
-# %% ../nbs/04_data.ipynb #0540bad2
+# %% ../nbs/04_data.ipynb #f58247a2
 CONFIG_DIR = Path(_bins.__file__).parent / "configs"  # the shipped configs (package data)
 
 def _keys_containing(obj, needle: str, prefix: str = "") -> list[str]:
@@ -131,7 +135,8 @@ def resolve_config_path(path_or_name, # a JSON file path, or a name under `CONFI
     if p.is_file(): return p
     shipped = CONFIG_DIR / str(path_or_name)
     if shipped.is_file(): return shipped
-    raise ConfigError(f"config {str(path_or_name)!r} not found (tried {p} and {shipped})")
+    if shipped.resolve() == p.resolve(): raise ConfigError(f"config {str(path_or_name)!r} not found: no such file")
+    raise ConfigError(f"config {str(path_or_name)!r} not found: no such file, and no shipped config {shipped}")
 
 def load_json_config(path_or_name, # a JSON file path, or a name under `CONFIG_DIR` such as "figures/all.json"
                      model, # a pydantic model class (it should set extra="forbid")
@@ -344,7 +349,7 @@ class _Ctx:
 
     def __str__(self): return f"{self.source}: {self.dataset}" + (f" [{self.config}]" if self.config not in (None, "combined") else "")
 
-# %% ../nbs/04_data.ipynb #dff59efc
+# %% ../nbs/04_data.ipynb #2ddda04a
 def _other_dtype(s: pd.Series):
     "A column of an unexpected dtype: fine only if every value is null."
     notna = np.flatnonzero(s.notna().to_numpy())
@@ -411,6 +416,8 @@ def _probability_entries(v) -> list | None:
     if not isinstance(v, (list, tuple)): return None
     entries = []
     for e in v:
+        if type(e) is dict and type(e.get("bin")) is int and type(e.get("p")) is float:  # the common shape, checked fast
+            entries.append({"bin": e["bin"], "p": e["p"]}); continue
         if not isinstance(e, Mapping) or "bin" not in e or "p" not in e: return None
         b, p = e["bin"], e["p"]
         if isinstance(b, (bool, np.bool_)) or isinstance(p, (bool, np.bool_)): return None
@@ -732,7 +739,7 @@ _RULES = {"eval_set": _eval_rules, "predictions": _prediction_rules, "rl_pool": 
           "discovery_predictions": lambda r, outcomes: _prediction_rules(r, outcomes, sep="__")}
 _BIN_COLUMNS = {"eval_set": ("aggregated_speedup", "true_bin"), "discovery_pairs": ("g_speedup", "true_bin")}
 
-# %% ../nbs/04_data.ipynb #de5b35f9
+# %% ../nbs/04_data.ipynb #55e49046
 def _check_columns(df: pd.DataFrame, spec: DatasetSpec, ctx: _Ctx):
     missing = [c.name for c in spec.columns if c.name not in df.columns]
     if missing:
@@ -780,8 +787,9 @@ def _validate(df: pd.DataFrame, ctx: _Ctx, *, strict: bool = True, outcomes=8, s
         key = spec.id_column if isinstance(spec.id_column, str) else list(spec.id_column)
         report.duplicates = d = duplicate_report(df, key)
         if d["n_duplicate_rows"]:
-            report.warnings.append(f"{ctx}: {d['n_duplicate_rows']} duplicate row(s) over {len(d['duplicate_ids'])} id(s)"
-                                   f" (kept); conflicting: {d['conflicting'][:5] or 'none'}")
+            report.warnings.append(f"{ctx}: {d['n_duplicate_rows']} duplicate row(s) over {len(d['duplicate_ids'])} id(s), "
+                                   f"kept ({len(d['conflicting'])} conflicting); load_{dataset}(..., return_report=True) "
+                                   "lists them, --dedup keeps the first of each")
     if expected_rows is not None and expected_rows != len(df):
         msg = f"{ctx}: {len(df)} rows, expected {expected_rows} for config {config!r}"
         if strict_counts: raise SchemaError(msg)
@@ -834,7 +842,7 @@ def prob_matrix(df: pd.DataFrame, # prediction rows with `bin_probabilities`
         if flag in df.columns: m[df[flag].to_numpy(dtype=bool)] = np.nan
     return m
 
-# %% ../nbs/04_data.ipynb #9d720c05
+# %% ../nbs/04_data.ipynb #2f6843cb
 SUPPORTED_SUFFIXES = (".parquet", ".jsonl", ".jsonl.gz", ".json")  # local file types the loaders read
 
 def _suffix(path: Path) -> str | None:
@@ -870,13 +878,6 @@ def parse_jsonl(data: bytes, # the file's bytes (decompressed)
         lines.append(n)
     return rows, lines
 
-def _table_to_frame(table: pa.Table) -> pd.DataFrame:
-    "A pandas frame of an Arrow table; nested columns (lists, structs) as plain Python values."
-    nested = [f.name for f in table.schema if pa.types.is_nested(f.type)]
-    df = table.drop_columns(nested).to_pandas() if len(nested) < table.num_columns else pd.DataFrame(index=pd.RangeIndex(table.num_rows))
-    for name in nested: df[name] = pd.Series(table.column(name).to_pylist(), index=df.index, dtype=object)
-    return df[[f.name for f in table.schema]]
-
 def read_table_file(path, # a .parquet, .jsonl, .jsonl.gz or .json file
                     *,
                     allow_truncated_tail: bool = False, # JSONL: skip a truncated final line (event logs)
@@ -885,7 +886,7 @@ def read_table_file(path, # a .parquet, .jsonl, .jsonl.gz or .json file
     path = Path(path)
     suffix = _suffix(path)
     if suffix is None: raise ValueError(f"{path}: unsupported file type; supported: {', '.join(SUPPORTED_SUFFIXES)}")
-    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file (tried {path})")
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
     if suffix == ".parquet":
         if path.stat().st_size == 0: raise SchemaError(f"{path}: the file is empty")
         try: table = pq.read_table(path)
@@ -905,7 +906,25 @@ def read_table_file(path, # a .parquet, .jsonl, .jsonl.gz or .json file
     rows, lines = parse_jsonl(data, str(path), allow_truncated_tail=allow_truncated_tail)
     return pd.DataFrame.from_records(rows), lines
 
-# %% ../nbs/04_data.ipynb #dc8ddc6f
+# %% ../nbs/04_data.ipynb #bf031b57
+_UNNAMED_INDEX = re.compile(r"__index_level_\d+__")  # how pandas names the parquet column of an unnamed index level
+
+def _unnamed_index_columns(table: pa.Table) -> list[str]:
+    "The columns of `table` that hold an unnamed pandas index (row labels), as its pandas metadata records them."
+    index_columns = (table.schema.pandas_metadata or {}).get("index_columns", [])
+    return [c for c in index_columns if isinstance(c, str) and _UNNAMED_INDEX.fullmatch(c) and c in table.column_names]
+
+def _table_to_frame(table: pa.Table) -> pd.DataFrame:
+    "A pandas frame of an Arrow table, every column a column (an unnamed pandas index dropped); nested columns as plain Python values."
+    table = table.drop_columns(_unnamed_index_columns(table))
+    nested = [f.name for f in table.schema if pa.types.is_nested(f.type)]
+    flat = table.drop_columns(nested)
+    # ignore_metadata: a named pandas index stays a column instead of becoming the frame's index
+    df = flat.to_pandas(ignore_metadata=True) if flat.num_columns else pd.DataFrame(index=pd.RangeIndex(table.num_rows))
+    for name in nested: df[name] = pd.Series(table.column(name).to_pylist(), index=df.index, dtype=object)
+    return df[table.column_names]
+
+# %% ../nbs/04_data.ipynb #817f8918
 def _source_kind(source) -> str:
     if isinstance(source, str) and source in ("hub", "sample", *MEASURED_SETS): return source
     if isinstance(source, (str, os.PathLike)): return "path"
@@ -929,7 +948,7 @@ def resolve_local(spec: DatasetSpec, # the dataset
     "The file(s) to read for `config` under `path`, and whether they hold every config; `FileNotFoundError` otherwise."
     path = Path(path)
     if path.is_file(): return [path], True
-    if not path.exists(): raise FileNotFoundError(f"{path}: no such file or directory (tried {path})")
+    if not path.exists(): raise FileNotFoundError(f"{path}: no such file or directory")
     tried = []
     for pattern, whole in _local_patterns(spec, config):
         tried.append(str(path / pattern))
@@ -1003,23 +1022,77 @@ def measured_bytes(name: str, # a measured set, e.g. "h200"
     return _checked_bytes(MEASURED_DIR / name / relpath, measured_manifest(name).get("files", {}).get(relpath),
                           f"measured set {name!r} missing or modified; reinstall the package")
 
-# %% ../nbs/04_data.ipynb #9ba3e8fe
-def _read_hub(spec: DatasetSpec, config: str, revision: str) -> pa.Table:
+# %% ../nbs/04_data.ipynb #e25df208
+HUB_PROBE_TIMEOUT_S = 3.0  # how long the Hub's endpoint may take to answer the reachability probe
+DEFAULT_HUB_ENDPOINT = "https://huggingface.co"  # the endpoint when HF_ENDPOINT is not set
+_TRUE_VALUES = ("1", "ON", "YES", "TRUE")  # how the Hub libraries spell true in the environment
+_hub_probes: dict[str, str | None] = {}  # endpoint -> why it cannot be reached (None: it answered), once per process
+
+def hub_endpoint() -> str:
+    "The Hub's URL, as the Hub libraries read it: `HF_ENDPOINT`, else huggingface.co."
+    return (os.environ.get("HF_ENDPOINT") or DEFAULT_HUB_ENDPOINT).rstrip("/")
+
+def hub_offline_mode() -> bool:
+    "Whether the user declared offline mode (`HF_HUB_OFFLINE` or `HF_DATASETS_OFFLINE` set to a true value)."
+    return any(os.environ.get(v, "").strip().upper() in _TRUE_VALUES for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+
+def hub_unreachable(timeout_s: float = HUB_PROBE_TIMEOUT_S, # how long the endpoint may take to answer
+                   ) -> str | None:
+    "Why the Hub cannot be asked for data now (one line), or None: it answered, or offline mode leaves it to the cache."
+    if hub_offline_mode(): return None
+    endpoint = hub_endpoint()
+    if endpoint not in _hub_probes:
+        import httpx  # the Hub libraries' HTTP client: it reads the same proxy variables and certificates
+        try: httpx.head(endpoint, timeout=timeout_s); reason = None  # any HTTP answer will do
+        except httpx.TimeoutException: reason = f"no answer within {timeout_s:g} s"
+        except Exception as e: reason = re.sub(r"^\[Errno -?\d+\] ", "", _one_line(str(e) or type(e).__name__))
+        _hub_probes[endpoint] = reason and f"the Hub ({endpoint}) cannot be reached: {reason}"
+    return _hub_probes[endpoint]
+
+@contextmanager
+def _quiet_hub_retries():
+    "The Hub libraries' retry warnings silenced for the block (a failure is reported once, by the caller)."
+    loggers = [logging.getLogger(name) for name in ("huggingface_hub", "urllib3")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers: logger.setLevel(logging.ERROR)
+    try: yield
+    finally:
+        for logger, level in zip(loggers, levels): logger.setLevel(level)
+
+def _hub_query(query, # a function asking the Hub (`datasets` or `huggingface_hub`)
+               hf_id: str, config: str, split: str, revision: str, # the dataset, for the error
+               dataset: str | None = None, # key in `DATASETS`, for the error
+              ):
+    "`query()`, asked only when the Hub answers the probe, without retry warnings; any failure a `DatasetUnavailableError`."
+    reason = hub_unreachable()
+    if reason: raise DatasetUnavailableError(hf_id, config, split, revision, reason, dataset=dataset, offline=True)
     try:
+        with _quiet_hub_retries(): return query()
+    except Exception as e: raise DatasetUnavailableError(hf_id, config, split, revision, e, dataset=dataset) from e
+
+def _read_hub(spec: DatasetSpec, config: str, revision: str) -> pa.Table:
+    def query():
         import datasets
-        ds = datasets.load_dataset(spec.hf_id, config, split=spec.split, revision=revision)
-        return ds.with_format("arrow")[:]
-    except Exception as e:
-        raise DatasetUnavailableError(spec.hf_id, config, spec.split, revision, e, dataset=spec.name) from e
+        return datasets.load_dataset(spec.hf_id, config, split=spec.split, revision=revision).with_format("arrow")[:]
+    return _hub_query(query, spec.hf_id, config, spec.split, revision, spec.name)
 
 def _resolved_sha(hf_id: str, revision: str) -> tuple[str | None, str | None]:
     "The commit sha `revision` resolves to, or None and a warning."
     try:
         from huggingface_hub import HfApi
-        return HfApi().dataset_info(hf_id, revision=revision).sha, None
+        with _quiet_hub_retries(): return HfApi().dataset_info(hf_id, revision=revision).sha, None
     except Exception as e: return None, f"could not resolve the commit sha of {hf_id}@{revision}: {_one_line(e)}"
 
-# %% ../nbs/04_data.ipynb #44593691
+# %% ../nbs/04_data.ipynb #6ba1ebaa
+_logged_warnings: set[str] = set()  # the warnings this process has logged
+
+def _warn_once(message: str):
+    "Log `message` on the data logger unless this process has logged it before."
+    if message in _logged_warnings: return
+    _logged_warnings.add(message)
+    _log.warning(message)
+
+# %% ../nbs/04_data.ipynb #44564e42
 def _load(dataset: str, source, config: str = "combined", revision: str = "main", *, outcomes=8, validate: bool = True,
           strict: bool = True, strict_counts: bool = False, select=None) -> tuple[pd.DataFrame, ValidationReport]:
     spec = DATASETS[dataset]
@@ -1064,7 +1137,7 @@ def _load(dataset: str, source, config: str = "combined", revision: str = "main"
                            config=config, revision=revision, resolved_sha=sha)
     else: report = ValidationReport(dataset, config, origin, revision, sha, len(df), expected, counts={"validated": False})
     report.warnings += notes
-    for w in report.warnings: _log.warning(w)
+    for w in report.warnings: _warn_once(w)
     df = df.reset_index(drop=True)
     df.attrs = {"source": origin, "dataset": dataset, "config": config, "sample": kind == "sample"}
     return df, report
@@ -1193,17 +1266,17 @@ def load_discovery_pairs(source="sample", # "hub", "sample" or a local path
                        strict_counts=strict_counts)
     return (df, report) if return_report else df
 
-# %% ../nbs/04_data.ipynb #b1834327
+# %% ../nbs/04_data.ipynb #c3be8d3a
 def list_search_configs(source="sample", # "hub", "sample" or a local directory
                         revision: str = "main", # Hub revision
                        ) -> list[str]:
     "The per-search configs of the search-events dataset (without `_summaries`)."
     spec, kind = DATASETS["search_events"], _source_kind(source)
     if kind == "hub":
-        try:
+        def query():
             import datasets
-            names = datasets.get_dataset_config_names(spec.hf_id, revision=revision)
-        except Exception as e: raise DatasetUnavailableError(spec.hf_id, "(all)", spec.split, revision, e, dataset=spec.name) from e
+            return datasets.get_dataset_config_names(spec.hf_id, revision=revision)
+        names = _hub_query(query, spec.hf_id, "(all)", spec.split, revision, spec.name)
         return [n for n in names if n != "_summaries"]
     if kind == "sample": return _sample_search_configs()
     root = Path(source)
@@ -1459,7 +1532,7 @@ def leakage_rows(hits: pd.DataFrame, # `detect_label_leakage` output
     "The row positions with at least one hit of kind 'leakage' (not 'suspect')."
     return sorted(set(hits.loc[hits["kind"] == "leakage", "row_index"].tolist()))
 
-# %% ../nbs/04_data.ipynb #47a47acc
+# %% ../nbs/04_data.ipynb #ed3a4035
 def _plain(s: pd.Series) -> list:
     "Column values as plain Python objects, None for every kind of null."
     return [None if not isinstance(v, (list, tuple, dict, np.ndarray)) and _is_null(v) else v for v in s.tolist()]
@@ -1489,6 +1562,12 @@ def arrow_table(df: pd.DataFrame, # a normalised frame of `dataset`
     return pa.Table.from_arrays(arrays, names=names)
 
 def _json_value(v):
+    t = type(v)  # the common plain types first: a predictions file is mostly strings, floats, ints, lists and dicts
+    if t is str: return v
+    if t is float: return None if math.isnan(v) else v
+    if t is int: return v
+    if t is list: return [_json_value(x) for x in v]
+    if t is dict: return {str(k): _json_value(x) for k, x in v.items()}
     if v is None or v is pd.NA: return None
     if isinstance(v, (bool, np.bool_)): return bool(v)
     if isinstance(v, (int, np.integer)): return int(v)
@@ -1503,6 +1582,31 @@ def jsonl_text(rows: list[dict], # rows, keys in the order they are written
     return "".join(json.dumps({k: _json_value(v) for k, v in r.items()}, ensure_ascii=False, allow_nan=False) + "\n"
                    for r in rows)
 
+def export_tables(df: pd.DataFrame, # rows of `dataset`
+                  paths, # the output files, each .parquet or .jsonl
+                  dataset: str, # key in `DATASETS`
+                  *,
+                  published_only: bool = False, # drop the project's extra and undeclared columns
+                  outcomes=None, # validation mode: 8 or 9 (None: 8, inferred per surrogate for predictions)
+                 ) -> list[Path]:
+    "Validate `df` once, then write it atomically to each of `paths` in the published schema of `dataset`."
+    paths = [Path(p) for p in paths]
+    for path in paths:
+        if _suffix(path) not in (".parquet", ".jsonl"): raise ValueError(f"{path}: export writes .parquet or .jsonl files")
+    spec = DATASETS[dataset]
+    ctx = _Ctx(df.attrs.get("source", "<DataFrame>"), dataset)
+    _check_columns(df, spec, ctx)
+    norm = normalise_df(df, dataset, source=ctx.source)
+    _validate(norm, ctx, outcomes=outcomes if outcomes is not None or spec.extra_columns else 8)
+    for path in paths:
+        if _suffix(path) == ".parquet":
+            table = arrow_table(norm, dataset, published_only=published_only)
+            with atomic_writer(path, "wb") as f: pq.write_table(table, f)
+        else:
+            names = [c.name if isinstance(c, Column) else c for c in _export_columns(norm, spec, published_only)]
+            atomic_write_text(path, jsonl_text([dict(zip(names, values)) for values in zip(*(norm[n].tolist() for n in names))]))
+    return paths
+
 def export_table(df: pd.DataFrame, # rows of `dataset`
                  path, # the output file: .parquet or .jsonl
                  dataset: str, # key in `DATASETS`
@@ -1511,20 +1615,7 @@ def export_table(df: pd.DataFrame, # rows of `dataset`
                  outcomes=None, # validation mode: 8 or 9 (None: 8, inferred per surrogate for predictions)
                 ) -> Path:
     "Validate `df`, then write it atomically in the published schema of `dataset`."
-    path = Path(path)
-    if _suffix(path) not in (".parquet", ".jsonl"): raise ValueError(f"{path}: export writes .parquet or .jsonl files")
-    spec = DATASETS[dataset]
-    ctx = _Ctx(df.attrs.get("source", "<DataFrame>"), dataset)
-    _check_columns(df, spec, ctx)
-    norm = normalise_df(df, dataset, source=ctx.source)
-    _validate(norm, ctx, outcomes=outcomes if outcomes is not None or spec.extra_columns else 8)
-    if _suffix(path) == ".parquet":
-        table = arrow_table(norm, dataset, published_only=published_only)
-        with atomic_writer(path, "wb") as f: pq.write_table(table, f)
-    else:
-        names = [c.name if isinstance(c, Column) else c for c in _export_columns(norm, spec, published_only)]
-        atomic_write_text(path, jsonl_text([dict(zip(names, values)) for values in zip(*(norm[n].tolist() for n in names))]))
-    return path
+    return export_tables(df, [path], dataset, published_only=published_only, outcomes=outcomes)[0]
 
 # %% ../nbs/04_data.ipynb #74a8755f
 def export_hub_layout(df: pd.DataFrame, # rows of `dataset`
@@ -1549,7 +1640,7 @@ def export_hub_layout(df: pd.DataFrame, # rows of `dataset`
         paths.append(export_table(part, out / value / name, dataset, published_only=published_only, outcomes=outcomes))
     return paths
 
-# %% ../nbs/04_data.ipynb #eb448a51
+# %% ../nbs/04_data.ipynb #182e54ea
 def push_to_hub(df: pd.DataFrame, # the rows to upload
                 repo_id: str, # e.g. "me/my-eval-set"
                 *,
@@ -1561,8 +1652,10 @@ def push_to_hub(df: pd.DataFrame, # the rows to upload
                 token: str | None = None, # a Hub token (default: the environment's)
                ):
     "Upload `df` as one config/split of a Hub dataset repository."
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+    if hub_offline_mode():
         raise HubPushError(f"cannot push to {repo_id} (config {config}, split {split}): Hub offline mode is on (HF_HUB_OFFLINE)")
+    reason = hub_unreachable()  # at once, rather than after the Hub libraries' retries
+    if reason: raise HubPushError(f"cannot push to {repo_id} (config {config}, split {split}): {reason}")
     if dataset is not None:
         ctx = _Ctx(df.attrs.get("source", "<DataFrame>"), dataset)
         _check_columns(df, DATASETS[dataset], ctx)
@@ -1572,7 +1665,8 @@ def push_to_hub(df: pd.DataFrame, # the rows to upload
     try:
         import datasets
         ds = datasets.Dataset(table) if dataset is not None else datasets.Dataset.from_pandas(df, preserve_index=False)
-        return ds.push_to_hub(repo_id, config_name=config, split=split, private=private, commit_message=commit_message, token=token)
+        with _quiet_hub_retries():
+            return ds.push_to_hub(repo_id, config_name=config, split=split, private=private, commit_message=commit_message, token=token)
     except Exception as e:
         raise HubPushError(f"push to {repo_id} (config {config}, split {split}) failed: {_one_line(e)}") from e
 

@@ -1033,7 +1033,7 @@ def evaluate_rows(rows: SurrogateRows, # the rows to score
         out[population] = {k: float(v[0]) for k, v in values.items()} if weights is None else values
     return out
 
-# %% ../nbs/06_metrics.ipynb #8e97b7ab
+# %% ../nbs/06_metrics.ipynb #43e77b9c
 import csv, io, json
 from .data import atomic_write_text
 
@@ -1090,24 +1090,34 @@ def _value_sd(stat) -> str:
 
 def format_table(metrics: dict, # from `compute_metrics`
                 ) -> str:
-    "A plain-text table: one row per surrogate, n and the headline metrics as value±sd over repeats (all rows)."
+    "A plain-text table: one row per surrogate, its number of forecasts (rows × repeats) and the headline metrics as value±sd over repeats."
     labels = [k for k in metrics if k != "_meta"]
-    header = ["surrogate", "n"] + list(TABLE_METRICS)
+    header = ["surrogate", "n_forecasts"] + list(TABLE_METRICS)
     body = [[label, str(metrics[label]["accuracy"]["all"]["n"])] + [_value_sd(metrics[label][m]["all"]) for m in TABLE_METRICS]
             for label in labels]
     widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
     line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
     return "\n".join([line(header)] + [line(r) for r in body])
 
-# %% ../nbs/06_metrics.ipynb #40d76830
+# %% ../nbs/06_metrics.ipynb #15d7a2e5
 import sys, time
 from pathlib import Path
 from .data import load_eval_set, load_predictions, DatasetUnavailableError
+
+def _file_in_the_way(path: Path) -> Path | None:
+    "`path` or the nearest of its existing ancestors when that is a file, not a directory (no directory can be made there)."
+    for p in (path, *path.parents):
+        if p.exists(): return None if p.is_dir() else p
+    return None
 
 def ensure_writable_dir(path, # output directory; created if missing
                        ) -> Path:
     "Create `path` if needed and check that files can be written there, before any work is done."
     path = Path(path)
+    blocker = _file_in_the_way(path)
+    if blocker == path: raise ValueError(f"output directory {str(path)!r} is a file, not a directory; name a new or existing directory")
+    if blocker is not None:
+        raise ValueError(f"output directory {str(path)!r} is not writable: {str(blocker)!r} is a file, not a directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / ".write_test"
@@ -1143,7 +1153,7 @@ def load_prediction_sources(sources, # one or more "hub" / "sample" / paths (fil
     out.attrs["source"] = ", ".join(str(f.attrs.get("source", s)) for f, s in zip(frames, sources))
     return out
 
-# %% ../nbs/06_metrics.ipynb #83147586
+# %% ../nbs/06_metrics.ipynb #056cde0f
 def metrics_command(eval_set="sample", # "hub", "sample" or a path
                     predictions=("sample",), # one or more "hub" / "sample" / paths
                     output_dir="metrics", # where metrics.json, metrics.csv and curves.json go
@@ -1171,7 +1181,7 @@ def metrics_command(eval_set="sample", # "hub", "sample" or a path
     preds_df = load_prediction_sources(predictions, revision=revision)
     table = ForecastTable.build(eval_df, preds_df, dedup=dedup)
     for warning in table.warnings: print(f"warning: {warning}", file=log)
-    def progress(label, i, n): print(f"metrics: {label} ({i + 1}/{n}, {len(table.rows[label])} rows) at {time.time() - started:.1f} s", file=log, flush=True)
+    def progress(label, i, n): print(f"metrics: {label} ({i + 1}/{n}, {len(table.rows[label])} forecasts) at {time.time() - started:.1f} s", file=log, flush=True)
     metrics, curves = compute_metrics(table, reference=reference, n_bootstrap=n_bootstrap, seed=seed,
                                       coverages=coverages, progress=progress, ties=ties)
     paths = write_outputs(metrics, curves, out_dir)

@@ -9,14 +9,14 @@ __all__ = ['HEAD_MARKER', 'TAIL_MARKER', 'FEEDBACK_KINDS', 'MUTATION_PROMPT_VERS
            'build_mutation_prompt', 'MutationResult', 'MutationTimeout', 'Mutator', 'check_prices', 'response_usage',
            'MutatorSetupError', 'LiteLLMMutator']
 
-# %% ../nbs/22_mutation.ipynb #5efaeb68
+# %% ../nbs/22_mutation.ipynb #7fad709a
 import math, random, time
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 from fastcore.basics import patch
 from .packs.core import EvalEnvironment, KernelPack, extract_code, get_pack
 from .prompts import code_fence
-from .surrogates import RetryPolicy, classify_error, import_litellm, _cost, _usage
+from .surrogates import RetryPolicy, classify_error, import_litellm, missing_provider_key, _cost, _usage
 from .harness import Evaluation, evaluation_feedback
 
 # %% ../nbs/22_mutation.ipynb #f720eecf
@@ -207,7 +207,7 @@ def response_usage(litellm, # the litellm module (`surrogates.import_litellm()`)
     return {"model": model, "input_tokens": input_tokens, "output_tokens": output_tokens,
             "reasoning_tokens": _reasoning_tokens(response), "cost_usd": cost}
 
-# %% ../nbs/22_mutation.ipynb #a80bcf15
+# %% ../nbs/22_mutation.ipynb #b24ee9bf
 class MutatorSetupError(ValueError):
     "A mutator that cannot be built: missing API key or bad settings."
 
@@ -241,10 +241,10 @@ class LiteLLMMutator:
         self.retry = RetryPolicy(parse_retries=0, transport_retries=num_retries, base_backoff_s=base_backoff_s)
         self.litellm = import_litellm()
         self.completion_kwargs = dict(completion_kwargs or {})
-        missing = self.litellm.validate_environment(model=model).get("missing_keys") or []
+        missing = missing_provider_key(model)  # the surrogates' check: any of a provider's accepted key names will do
         if api_base and missing: self.completion_kwargs.setdefault("api_key", "unused")
         elif check_keys and missing and "mock_response" not in self.completion_kwargs:
-            raise MutatorSetupError(f"mutator model {model!r} needs {', '.join(missing)} in the environment (or a .env file)")
+            raise MutatorSetupError(f"mutator model {model!r} needs {missing} in the environment (or a .env file)")
 
     def describe(self) -> dict:
         "What the search logs about its mutator (`search_initialized.providers`)."

@@ -5,11 +5,12 @@
 # %% auto #0
 __all__ = ['DEFAULT_HARDWARE', 'PAIRS_COLUMNS', 'CACHE_SCHEMA_VERSION', 'ABORT_AFTER_OTHER_ERRORS', 'PREDICTION_FILES',
            'ScoreConfig', 'load_score_config', 'Comparison', 'comparisons_from_rows', 'select_comparisons',
-           'known_packs', 'load_pairs', 'query_of', 'cache_path', 'Task', 'result_row', 'write_record', 'read_record',
-           'build_surrogates', 'config_hash', 'Plan', 'plan_tasks', 'plan_run', 'ScoringAborted', 'run_tasks',
-           'collect_rows', 'write_outputs', 'score', 'format_summary', 'score_command']
+           'known_packs', 'load_pairs', 'query_of', 'cache_name', 'cache_dir', 'cache_path', 'Task', 'result_row',
+           'write_record', 'read_record', 'check_surrogate_credentials', 'build_surrogates', 'config_hash', 'Plan',
+           'plan_tasks', 'plan_run', 'ScoringAborted', 'run_tasks', 'collect_rows', 'write_outputs', 'score',
+           'format_summary', 'score_command']
 
-# %% ../nbs/07_scoring.ipynb #507fe1fa
+# %% ../nbs/07_scoring.ipynb #d58a2c6d
 import asyncio, datetime, functools, hashlib, json, logging, re, sys, time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -20,10 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from . import __version__
 from .forecast import PACK_NAME_RE, comparison_id, forecast_to_record
 from .prompts import SurrogateQuery, UnknownHardwareError, hardware_profile, prompt_sha256
-from .surrogates import (SurrogateConfig, SurrogateResult, SurrogateSetupError, row_seed,
+from .surrogates import (SurrogateConfig, SurrogateResult, SurrogateSetupError, check_credentials, row_seed,
                                         surrogate_from_config, resolve_training_artifact, close_surrogates)
-from .data import (ConfigError, DatasetUnavailableError, atomic_write_text, export_table,
-                                  load_discovery_pairs, load_eval_set, load_json_config, load_rl_pool, predictions_frame)
+from .data import (ConfigError, DatasetUnavailableError, SchemaError, atomic_write_text, export_tables,
+                                  load_discovery_pairs, load_eval_set, load_json_config, load_rl_pool, predictions_frame,
+                                  read_table_file)
 from .metrics import half_brier
 
 # %% ../nbs/07_scoring.ipynb #fcb1b459
@@ -110,7 +112,7 @@ def select_comparisons(comparisons: list[Comparison], # all comparisons
         return list(first.values())
     return comparisons
 
-# %% ../nbs/07_scoring.ipynb #0a5541b1
+# %% ../nbs/07_scoring.ipynb #7f583c2c
 DEFAULT_HARDWARE = "H100"  # the device of pairs that name none
 PAIRS_COLUMNS = ("pair_id", "pack", "anchor_code", "candidate_code")  # the minimal unlabelled schema (+ hardware, candidate_language)
 
@@ -122,9 +124,9 @@ def known_packs() -> tuple[str, ...] | None:
     return tuple(list_packs())
 
 def _read_pair_records(p: Path) -> pd.DataFrame:
-    if p.suffix == ".parquet":
-        try: return pd.read_parquet(p)
-        except Exception as e: raise ConfigError(f"{p}: cannot read the pairs: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+    if p.suffix == ".parquet":  # read as the data loaders read parquet: a pandas index written with the rows is no column
+        try: return read_table_file(p)[0]
+        except (SchemaError, OSError) as e: raise ConfigError(f"cannot read the pairs: {e}") from None
     if p.suffix not in (".jsonl", ".json"): raise ConfigError(f"{p}: pairs must be a .jsonl or .parquet file")
     records = []
     for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
@@ -178,9 +180,22 @@ def query_of(c: Comparison, # the comparison
                           hardware=hardware_profile(c.hardware), task_description=c.task_description,
                           true_speedup=0.0 if c.true_bin == 0 else c.true_speedup)  # a failing candidate: no speedup
 
-# %% ../nbs/07_scoring.ipynb #f39c146f
+# %% ../nbs/07_scoring.ipynb #e14f5f06
 CACHE_SCHEMA_VERSION = 1
 _ID_PATH_RE = re.compile(r"^[A-Za-z0-9_.-]+/[0-9a-f]{12}__[0-9a-f]{12}$")
+
+def cache_name(comparison_id: str, # the comparison
+              ) -> str:
+    "The record's file, relative to its repeat's folder: `pack/hash__hash.json`, else `_other/<sha256 of the id>.json`."
+    if _ID_PATH_RE.match(comparison_id): return f"{comparison_id}.json"
+    return f"_other/{hashlib.sha256(comparison_id.encode()).hexdigest()}.json"
+
+def cache_dir(output_dir, # the run's output directory
+              config_hash: str, # the surrogate's config hash
+              repeat: int, # repeat index
+             ) -> Path:
+    "The folder of one surrogate's and repeat's records."
+    return Path(output_dir) / "cache" / config_hash / f"r{repeat}"
 
 def cache_path(output_dir, # the run's output directory
                config_hash: str, # the surrogate's config hash
@@ -188,8 +203,7 @@ def cache_path(output_dir, # the run's output directory
                comparison_id: str, # the comparison
               ) -> Path:
     "Where the record of one task lives."
-    name = comparison_id if _ID_PATH_RE.match(comparison_id) else f"_other/{hashlib.sha256(comparison_id.encode()).hexdigest()}"
-    return Path(output_dir) / "cache" / config_hash / f"r{repeat}" / f"{name}.json"
+    return cache_dir(output_dir, config_hash, repeat) / cache_name(comparison_id)
 
 @dataclass
 class Task:
@@ -203,7 +217,7 @@ class Task:
     seed: int | None
     path: Path
 
-# %% ../nbs/07_scoring.ipynb #41a8ed65
+# %% ../nbs/07_scoring.ipynb #32ef94b9
 def result_row(task: Task, result: SurrogateResult) -> dict:
     "The prediction row (published + extra columns) of a task's result."
     row = dict(comparison_id=task.comparison.comparison_id, pack=task.comparison.pack, surrogate_label=task.surrogate.label,
@@ -226,16 +240,17 @@ def write_record(task: Task, row: dict):
 
 def read_record(path: Path) -> dict | None:
     "A cache record, None if absent; `ValueError` if unreadable or corrupt."
-    try: text = path.read_text(encoding="utf-8")
+    try:
+        with open(path, "rb") as f: data = f.read()  # bytes: `json.loads` decodes UTF-8 itself (a resume reads 10k of them)
     except FileNotFoundError: return None
     except OSError as e: raise ValueError(f"{path}: unreadable: {e}") from None
-    try: record = json.loads(text)
+    try: record = json.loads(data)
     except ValueError as e: raise ValueError(f"{path}: corrupt JSON: {e}") from None
     if not isinstance(record, dict) or record.get("schema_version") != CACHE_SCHEMA_VERSION:
         raise ValueError(f"{path}: not a version-{CACHE_SCHEMA_VERSION} cache record")
     return record
 
-# %% ../nbs/07_scoring.ipynb #82f0f3a7
+# %% ../nbs/07_scoring.ipynb #a0b652de
 def _load_rows(source: str, dataset: str, hardware: str | None = None) -> pd.DataFrame:
     if dataset == "pairs": return load_pairs(source, hardware)
     # an eval set may hold failing candidates (true_bin 0, no speedup): read it in the 9-outcome mode, which accepts
@@ -245,6 +260,16 @@ def _load_rows(source: str, dataset: str, hardware: str | None = None) -> pd.Dat
     except DatasetUnavailableError as e:
         e.option = "eval_set"
         raise
+
+def _setup_error(cfg, e: SurrogateSetupError) -> ConfigError:
+    "A surrogate's setup problem as a config error naming the surrogate once."
+    return ConfigError(f"surrogate {cfg.label!r}: {str(e).removeprefix(f'{cfg.label}: ')}")
+
+def check_surrogate_credentials(config: ScoreConfig):
+    "`ConfigError` naming the variable when a surrogate's API key is missing: the first check of a run, before any data."
+    for cfg in config.surrogates:
+        try: check_credentials(cfg)
+        except SurrogateSetupError as e: raise _setup_error(cfg, e) from None
 
 def build_surrogates(config: ScoreConfig, sleep=asyncio.sleep) -> list:
     "Every surrogate of the config, built before any call (climatology rows loaded here)."
@@ -257,7 +282,7 @@ def build_surrogates(config: ScoreConfig, sleep=asyncio.sleep) -> list:
                 e.option = f"surrogates[{i}].training_rows"
                 raise
         try: out.append(surrogate_from_config(cfg, training_rows=training_rows, run_seed=config.seed, sleep=sleep))
-        except SurrogateSetupError as e: raise ConfigError(f"surrogate {cfg.label!r}: {e}") from None
+        except SurrogateSetupError as e: raise _setup_error(cfg, e) from None
     return out
 
 def config_hash(surrogate_cfg, # one surrogate's config
@@ -287,14 +312,17 @@ def plan_tasks(comparisons: list, # the comparisons to forecast
               ) -> Plan:
     "Every task of the comparisons x surrogates x repeats, checked against the cache: the part of planning after the data."
     queries = {c.comparison_id: query_of(c) for c in comparisons}
+    names = {cid: cache_name(cid) for cid in queries}
+    ordered = sorted(comparisons, key=lambda c: (c.pack, c.comparison_id))
     tasks, to_run, records, n_stale, n_corrupt = [], [], {}, 0, 0
     for s in surrogates:
         h = s.config_hash()
         shas = {cid: prompt_sha256(query, s.options) for cid, query in queries.items()}
         for r in range(n_repeats):
-            for c in sorted(comparisons, key=lambda c: (c.pack, c.comparison_id)):
+            directory = cache_dir(output_dir, h, r)
+            for c in ordered:
                 task = Task(s, h, r, c, queries[c.comparison_id], shas[c.comparison_id],
-                            row_seed(s.seed, s.label, r, c.comparison_id), cache_path(output_dir, h, r, c.comparison_id))
+                            row_seed(s.seed, s.label, r, c.comparison_id), directory / names[c.comparison_id])
                 tasks.append(task)
                 try: record = read_record(task.path)
                 except ValueError: record, n_corrupt = None, n_corrupt + 1
@@ -309,6 +337,7 @@ def plan_tasks(comparisons: list, # the comparisons to forecast
 
 def plan_run(config: ScoreConfig, output_dir, *, debug: bool = False, retry_failed: bool = False, sleep=asyncio.sleep) -> Plan:
     "Preflight and the task list; raises `ConfigError`, `DatasetUnavailableError` or `UnknownHardwareError` before any call."
+    check_surrogate_credentials(config)
     rows = _load_rows(config.eval_set, config.dataset, config.hardware)
     all_comparisons = comparisons_from_rows(rows, config.dataset)
     comparisons = select_comparisons(all_comparisons, config.packs, debug, config.dataset)
@@ -392,7 +421,7 @@ async def run_tasks(tasks: list, # the tasks to run, in order
     if errors: raise errors[0]
     return bar.counts
 
-# %% ../nbs/07_scoring.ipynb #fdb308b6
+# %% ../nbs/07_scoring.ipynb #dc2f65a3
 _RECORD_ONLY = ("schema_version", "written_at")
 
 def collect_rows(tasks: list, # the run's tasks
@@ -406,7 +435,9 @@ def collect_rows(tasks: list, # the run's tasks
             try: record = read_record(t.path)
             except ValueError: continue
         if record is None or record.get("prompt_sha256") != t.prompt_sha256: continue
-        rows.append({k: v for k, v in record.items() if k not in _RECORD_ONLY})
+        row = record.copy()  # a copy without the record-only keys (a dict comprehension costs 4x as much)
+        for k in _RECORD_ONLY: row.pop(k, None)
+        rows.append(row)
     rows.sort(key=lambda r: (r["surrogate_label"], r["repeat"], r["pack"], r["comparison_id"]))
     return rows
 
@@ -418,23 +449,26 @@ def _summary_of(label: str, surrogate, h: str, tasks: list, rows: list[dict], tr
     final = [r for r in rows if r["final"]]
     parsed = [r for r in final if not r["parse_failed"] and not r["deferred"]]
     incomplete = Counter(r["error_kind"] for r in rows if not r["final"])
-    def quality(rs):
-        rs = [r for r in rs if truth.get(r["comparison_id"]) is not None]  # unlabelled pairs have no quality
-        if not rs: return dict(accuracy_all=None, within_one_all=None, half_brier_all=None)
-        y = np.array([truth[r["comparison_id"]] for r in rs])
-        stated = np.array([r["predicted_bin"] if r["predicted_bin"] is not None else -99 for r in rs])
+    labelled = [r for r in final if truth.get(r["comparison_id"]) is not None]  # unlabelled pairs have no quality
+    y = np.array([truth[r["comparison_id"]] for r in labelled], dtype=int)
+    stated = np.array([r["predicted_bin"] if r["predicted_bin"] is not None else -99 for r in labelled], dtype=int)
+    hit = stated == y  # the per-row accuracy, shared by the whole and each (pack, repeat)
+    def quality():
+        if not labelled: return dict(accuracy_all=None, within_one_all=None, half_brier_all=None)
         # 9 columns (failure first) when a forecast has p_failure or a row failed; an 8-outcome forecast then has p_failure 0
-        probs = [[e["p"] for e in sorted(r["bin_probabilities"], key=lambda e: e["bin"])] for r in rs]
+        probs = [[e["p"] for e in sorted(r["bin_probabilities"], key=lambda e: e["bin"])] for r in labelled]
         K = 9 if (y == 0).any() or any(len(p) == 9 for p in probs) else 8
-        P = np.full((len(rs), K), 1 / K)
+        P = np.full((len(labelled), K), 1 / K)
         for i, p in enumerate(probs):
             if p: P[i] = [0.0] * (K - len(p)) + p
-        return dict(accuracy_all=float(np.mean(stated == y)), within_one_all=float(np.mean(np.abs(stated - y) <= 1)),
+        return dict(accuracy_all=float(np.mean(hit)), within_one_all=float(np.mean(np.abs(stated - y) <= 1)),
                     half_brier_all=float(np.mean(half_brier(P, y))))
-    groups = defaultdict(list)
+    groups, labelled_groups = defaultdict(list), defaultdict(list)
     for r in final: groups[(r["pack"], r["repeat"])].append(r)
+    for i, r in enumerate(labelled): labelled_groups[(r["pack"], r["repeat"])].append(i)
+    def group_accuracy(key): return float(np.mean(hit[labelled_groups[key]])) if labelled_groups[key] else None
     by_pack_repeat = [dict(pack=pack, repeat=repeat, n=len(rs), n_parsed=sum(not r["parse_failed"] and not r["deferred"] for r in rs),
-                           accuracy_all=quality(rs)["accuracy_all"])
+                           accuracy_all=group_accuracy((pack, repeat)))
                       for (pack, repeat), rs in sorted(groups.items())]
     known = lambda k: [r[k] for r in rows if r[k] is not None]
     return dict(config_hash=h, backend=surrogate.backend, model=getattr(surrogate, "model", None) or getattr(surrogate, "base_model", None),
@@ -442,7 +476,7 @@ def _summary_of(label: str, surrogate, h: str, tasks: list, rows: list[dict], tr
                 n_final=len(final), n_parsed=len(parsed), n_parse_failed=sum(r["parse_failed"] for r in final),
                 n_deferred=sum(r["deferred"] for r in final),
                 n_incomplete={k: incomplete.get(k, 0) for k in ("transport", "timeout", "other")},
-                parse_rate=len(parsed) / len(final) if final else None, **quality(final),
+                parse_rate=len(parsed) / len(final) if final else None, **quality(),
                 input_tokens=sum(known("input_tokens")), output_tokens=sum(known("output_tokens")),
                 cost_usd=sum(known("cost_usd")) if known("cost_usd") else None,
                 mean_elapsed_s=float(np.mean(known("elapsed_s"))) if rows else None, by_pack_repeat=by_pack_repeat)
@@ -470,14 +504,15 @@ def write_outputs(config: ScoreConfig, # the run's config
         dataset = "discovery_predictions" if config.dataset == "discovery_pairs" else "predictions"
         frame = predictions_frame(rows, dataset)
         frame.attrs["source"] = str(out / "cache")
-        for name in PREDICTION_FILES: export_table(frame, out / name, dataset)
+        export_tables(frame, [out / name for name in PREDICTION_FILES], dataset)  # validated once for both files
         files_sha256 = {n: _sha256_file(out / n) for n in PREDICTION_FILES}
     truth = {c.comparison_id: c.true_bin for c in plan.comparisons}
     hashes = {s.label: s.config_hash() for s in plan.surrogates}
-    per_label = defaultdict(list)
+    per_label, rows_of = defaultdict(list), defaultdict(list)
     for t in plan.tasks: per_label[t.surrogate.label].append(t)
-    surrogates = {s.label: _summary_of(s.label, s, hashes[s.label], per_label[s.label],
-                                       [r for r in rows if r["surrogate_label"] == s.label], truth) for s in plan.surrogates}
+    for r in rows: rows_of[r["surrogate_label"]].append(r)
+    surrogates = {s.label: _summary_of(s.label, s, hashes[s.label], per_label[s.label], rows_of[s.label], truth)
+                  for s in plan.surrogates}
     complete = complete and all(v["n_final"] == v["n_tasks"] for v in surrogates.values())
     summary = dict(complete=complete, started_at=started_at,
                    finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -16,26 +16,89 @@ def _cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
-# The longest tests, with their seconds on a 2-core machine (pytest --durations, 2026-12-03). They are started first:
-# pytest-xdist hands tests out in collection order, so a long test collected last keeps one worker busy while the
-# other has nothing left to do (longest-first keeps that tail short).
-LONGEST = {"tests/test_notebooks.py::test_notebook[18b_harness.ipynb]": 190,
-           "tests/test_notebooks.py::test_notebook[analysis/search_simulation.ipynb]": 78,
-           "tests/test_notebooks.py::test_notebook[19_backends.ipynb]": 73,
-           "tests/test_train_cli.py::test_train_resume_and_score_fast": 54,
-           "tests/test_measure_cli.py::test_measure_anchor_measures_the_pair_and_blames_a_wrong_anchor": 53,
-           "tests/test_train_cli.py::test_shipped_local_debug_run_resumes_and_its_artifact_is_scored": 50,
-           "tests/test_notebooks.py::test_notebook[45_figures.ipynb]": 48,
-           "tests/test_score_cli.py::test_kill_9_at_random_moments_then_resume_equals_an_uninterrupted_run": 46,
-           "tests/test_measure_cli.py::test_baselines_ranks_submissions_and_resumes": 43,
-           "tests/test_measure_cli.py::test_measure_prints_a_row_per_case_and_the_aggregate": 38,
-           "tests/test_cli.py::test_readme_run_command_writes_every_figure_offline": 37}
+# Every test that takes 3 s or more, with its seconds on a quiet 2-core machine under `-n 2` (the sum of setup, call
+# and teardown from `python -m pytest -n 2 tests --durations=80`, 2026-12-04; the full suite took 510 s then). Two uses:
+# - they are started longest first: pytest-xdist hands tests out in collection order, so a long test collected last
+#   keeps one worker busy while the other has nothing left to do;
+# - a test of SLOW_S seconds or more is marked `slow`, so `python -m pytest -n 2 -m "not slow" tests` is a quick
+#   development subset (under 3 minutes) while CI runs everything. A new long test belongs here: rerun the command
+#   above and copy the durations.
+SLOW_S = 5
+DURATIONS = {
+    "tests/test_notebooks.py::test_notebook[18b_harness.ipynb]": 121,
+    "tests/test_train_cli.py::test_shipped_local_debug_run_resumes_and_its_artifact_is_scored": 82,
+    "tests/test_notebooks.py::test_notebook[19_backends.ipynb]": 38,
+    "tests/test_train_cli.py::test_train_resume_and_score_fast": 35,
+    "tests/test_notebooks.py::test_notebook[analysis/search_simulation.ipynb]": 33,
+    "tests/test_score_cli.py::test_kill_9_at_random_moments_then_resume_equals_an_uninterrupted_run": 21,
+    "tests/test_score_cli.py::test_api_key_reaches_the_server_and_appears_in_no_output_or_log": 21,
+    "tests/test_notebooks.py::test_notebook[17_kernelbench.ipynb]": 19,
+    "tests/test_notebooks.py::test_notebook[45_figures.ipynb]": 19,
+    "tests/test_measure_cli.py::test_measure_prints_a_row_per_case_and_the_aggregate": 19,
+    "tests/test_notebooks.py::test_notebook[03_surrogates.ipynb]": 18,
+    "tests/test_exploits.py::test_global_flags[cpu]": 18,
+    "tests/test_exploits.py::test_returns_input_paper[cpu]": 17,
+    "tests/test_measure_cli.py::test_measure_anchor_measures_the_pair_and_blames_a_wrong_anchor": 16,
+    "tests/test_build_evalset_cli.py::test_bad_input_is_one_line_and_exit_2": 14,
+    "tests/test_measure_cli.py::test_measure_fp8_seed_on_smoke_rows_and_json": 13,
+    "tests/test_cli.py::test_readme_run_command_writes_every_figure_offline": 13,
+    "tests/test_exploits.py::test_predict_inputs[cpu]": 13,
+    "tests/test_entry_points.py::test_sandbox_unavailable_exits_2": 12,
+    "tests/test_train_cli.py::test_adapter_on_another_random_base_is_refused": 12,
+    "tests/test_build_evalset_cli.py::test_mine_pairs_from_a_toy_search_and_a_sample_log": 12,
+    "tests/test_notebooks.py::test_notebook[24_search.ipynb]": 11,
+    "tests/test_cli.py::test_figures_renders_search_and_discovery_keys_from_sample_and_project_runs": 11,
+    "tests/test_notebooks.py::test_notebook[06_metrics.ipynb]": 10,
+    "tests/test_search_cli.py::test_sigkill_at_random_moments_then_resume": 10,
+    "tests/test_measure_cli.py::test_baselines_ranks_submissions_and_resumes": 10,
+    "tests/test_event_log_kill.py::test_sigkill_mid_append_then_resume": 9,
+    "tests/test_notebooks.py::test_notebook[14_gdn_chunk_fwd_o.ipynb]": 9,
+    "tests/test_score_cli.py::test_transport_failure_exits_3_and_the_rerun_finishes": 9,
+    "tests/test_search_cli.py::test_both_modes_run_and_a_finished_run_is_only_rewritten": 8,
+    "tests/test_score_cli.py::test_rerun_makes_no_calls_and_debug_scores_one_row_per_pack": 8,
+    "tests/test_cli.py::test_bad_prediction_inputs_are_one_line_errors": 7,
+    "tests/test_build_evalset_cli.py::test_real_build_on_a_toy_search": 7,
+    "tests/test_search_cli.py::test_resume_with_another_config_is_refused": 7,
+    "tests/test_entry_points.py::test_top_level_script[file]": 6,
+    "tests/test_search_cli.py::test_ctrl_c_is_one_clean_line_and_the_same_command_resumes": 6,
+    "tests/test_score_cli.py::test_interrupt_exits_130_and_keeps_finished_rows": 6,
+    "tests/test_measure_cli.py::test_incorrect_candidate_exits_1": 6,
+    "tests/test_build_evalset_cli.py::test_unreachable_hub_is_exit_3": 5,
+    "tests/test_train_cli.py::test_bad_inputs_exit_2_with_one_line": 5,
+    "tests/test_entry_points.py::test_top_level_script[stdin]": 5,
+    "tests/test_entry_points.py::test_top_level_script[dash_c]": 5,
+    "tests/test_entry_points.py::test_top_level_script[exec]": 5,
+    "tests/test_cli.py::test_bad_eval_set_inputs_are_one_line_errors_naming_file_and_row": 5,
+    "tests/test_notebooks.py::test_notebook[07_scoring.ipynb]": 5,
+    "tests/test_measure_cli.py::test_packs_lists_packs_case_sets_and_counts": 5,
+    "tests/test_notebooks.py::test_notebook[31_backends.ipynb]": 5,
+    "tests/test_forecast_cli.py::test_pairs_to_predictions_and_resume": 5,
+    "tests/test_notebooks.py::test_notebook[12_cross_entropy.ipynb]": 5,
+    "tests/test_defer_metrics.py::test_abstain_scoring_config_end_to_end[abstain]": 5,
+    "tests/test_notebooks.py::test_notebook[11_trimul.ipynb]": 4,
+    "tests/test_forecast_cli.py::test_one_pair_table_and_json": 4,
+    "tests/test_cli.py::test_measured_h200_eval_set_renders_offline_with_its_baseline_predictions": 4,
+    "tests/test_data_inputs_cli.py::test_parquet_written_by_pandas_with_any_index_loads": 4,
+    "tests/test_hub_offline_cli.py::test_unreachable_hub_is_one_line_and_exit_3_at_once[never_answers-args1---predictions]": 4,
+    "tests/test_notebooks.py::test_notebook[13_gdn_chunk_fwd_h.ipynb]": 4,
+    "tests/test_cli.py::test_hub_unreachable_exits_3_with_a_hint": 4,
+    "tests/test_hub_offline_cli.py::test_unreachable_hub_is_one_line_and_exit_3_at_once[never_answers-args0---eval-set]": 4,
+    "tests/test_parse_fuzz.py::test_malformed_answers_become_failed_rows_with_reasons": 4,
+    "tests/test_exploits.py::test_thread_after_return[cpu]": 4,
+    "tests/test_measure_cli.py::test_unavailable_backends_exit_3": 4,
+    "tests/test_search_cli.py::test_abstain_config_measures_or_drops_deferrals": 3,
+    "tests/test_measure_cli.py::test_ctrl_c_exits_130_and_leaves_no_process": 3,
+    "tests/test_notebooks.py::test_notebook[21_events.ipynb]": 3,
+}
 
 
 def pytest_collection_modifyitems(config, items):
-    """Start the longest tests first (`LONGEST`, in the same order on every xdist worker), and skip tests marked `cuda`
-    when no CUDA device is available (torch is imported only if such a test was collected)."""
-    items.sort(key=lambda item: -LONGEST.get(item.nodeid, 0))  # stable: everything else keeps its order
+    """Start the longest tests first (`DURATIONS`, in the same order on every xdist worker), mark those of `SLOW_S`
+    seconds or more `slow`, and skip tests marked `cuda` when no CUDA device is available (torch is imported only if
+    such a test was collected)."""
+    items.sort(key=lambda item: -DURATIONS.get(item.nodeid, 0))  # stable: everything else keeps its order
+    for item in items:
+        if DURATIONS.get(item.nodeid, 0) >= SLOW_S: item.add_marker(pytest.mark.slow)
     marked = [item for item in items if item.get_closest_marker("cuda") is not None]
     if not marked or _cuda_available(): return
     skip = pytest.mark.skip(reason="needs an NVIDIA GPU (torch.cuda.is_available() is False)")

@@ -133,6 +133,27 @@ def test_hub_eval_set_offline_exits_3_with_a_hint(tmp_path, server):
     assert code == 3, err
     assert 'eval_set sample' in err and 'Traceback' not in err
 
+PROVIDER_KEYS = ('GEMINI_API_KEY', 'GOOGLE_API_KEY', 'TOGETHER_API_KEY', 'TOGETHERAI_API_KEY', 'TOGETHER_AI_API_KEY', 'TOGETHER_AI_TOKEN')
+
+def run_without_keys(*args, cwd, env_extra=None):
+    "`score` with no provider key in the environment and the Hub reachable as far as the command knows (no offline flags)."
+    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS + ('HF_HUB_OFFLINE', 'HF_DATASETS_OFFLINE')}
+    env |= {'LITELLM_LOCAL_MODEL_COST_MAP': 'True', 'HF_ENDPOINT': 'http://127.0.0.1:9'} | (env_extra or {})  # port 9: nothing listens
+    r = subprocess.run([CLI, 'score', *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return r.returncode, r.stdout, r.stderr
+
+def test_missing_key_is_reported_before_the_hub_eval_set_is_read(tmp_path):
+    code, out, err = run_without_keys('--config', 'baseline_scoring/gemini3_flash.json', '--output-dir', 'run', cwd=tmp_path)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and 'GEMINI_API_KEY' in lines[0] and "surrogate 'gemini3_flash'" in lines[0], err
+    assert 'huggingface' not in err.lower() and not (tmp_path / 'run' / 'cache').exists()
+
+def test_the_documented_together_key_passes_the_key_check(tmp_path):
+    code, _, err = run_without_keys('--config', 'baseline_scoring/gpt_oss_120b_together.json', '--output-dir', 'run',
+                                    cwd=tmp_path, env_extra={'TOGETHER_API_KEY': 'sk-not-used'})
+    assert code == 3 and 'TOGETHER' not in err, err  # past the key check, stopped by the unreachable Hub
+
 def test_interrupt_exits_130_and_keeps_finished_rows(tmp_path, server):
     server.latency_s = 0.3
     config = write_config(tmp_path / 'config.json', server, max_concurrency=2)
