@@ -19,7 +19,7 @@ What is measured (each timing: warm-up call(s) first, then the median and the mi
 4. **Scale with the bootstrap**: `compute_metrics(table, n_bootstrap=1000)` on one synthetic surrogate of 1e4, 1e5
    and 1e6 rows (the rows of section 1, one repeat), each measurement in a fresh subprocess, so that its peak memory
    (VmHWM, the whole process, data included) is its own: wall time of the call and peak memory, median over the runs.
-   Peer in the same run: the same call with `ties="per_sample"` (the tie convention before issue 20: tied confidences
+   Peer in the same run: the same call with `ties="per_sample"` (the earlier tie convention: tied confidences
    in the order of the comparison ids), and `n_bootstrap=0` for the cost of the CIs. 1e4 rows use the exact bootstrap
    (in chunks), 1e5 and 1e6 the bag of little bootstraps (`metrics.bootstrap_plan`). The previous implementation
    needed about 170 bytes per resample x row (2 GB at 1e4 rows, out of reach at 1e5) and 25 s at 1e6 rows with no

@@ -1,4 +1,4 @@
-"""A real-GPU end-to-end check of the search (issue 5): a 2-step standard search on cross_entropy through the `local`
+"""A real-GPU end-to-end check of the search: a 2-step standard search on cross_entropy through the `local`
 back-end, with a deterministic (non-LLM) mutator that applies known variants of the seed.
 
     PYTHONPATH=$PWD python tools/check_search_gpu.py --out runs/search_gpu

@@ -1,4 +1,4 @@
-"""Measure a small real eval set on a CUDA GPU (issue 7): for each GPU MODE pack, candidate kernels spread over the
+"""Measure a small real eval set on a CUDA GPU: for each GPU MODE pack, candidate kernels spread over the
 speedup bins, each timed against the pack's reference with the hardened harness (the `local` back-end).
 
     PYTHONPATH=$PWD python tools/measure_evalset_gpu.py --out runs/h200_evalset [--packs fp8_quant,...] [--variants seed,...]
