@@ -427,7 +427,7 @@ def _case_label(pack, case) -> str:
 def evaluation_feedback(ev: Evaluation, # a finished evaluation
                         pack=None, # its `KernelPack` (case labels); None: looked up by name, case ids if unknown
                        ) -> dict | None:
-    "The B8 feedback of an evaluation: `{kind, ...}`, or None for an infrastructure failure."
+    "The feedback the mutator is shown for an evaluation: `{kind, ...}`, or None for an infrastructure failure."
     if pack is None:
         try:
             from gpu_forecasters.packs.core import get_pack
