@@ -7,15 +7,15 @@ __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 
            'REQUEST_KINDS', 'TRAJECTORY_COLUMNS', 'CLOSE_WAIT_S', 'EXIT_OK', 'EXIT_ERROR', 'EXIT_BAD_INPUT',
            'EXIT_BAD_LOG', 'EXIT_SEED_UNAVAILABLE', 'EXIT_INTERRUPTED', 'ToyProblemConfig', 'PackProblemConfig',
            'SpeedupReward', 'GoalBandReward', 'SearchSettings', 'SelectionSettings', 'Budgets', 'Timeouts',
-           'Concurrency', 'Prices', 'LiteLLMMutatorConfig', 'ToyMutatorConfig', 'ToyOracleConfig',
-           'PackEvaluatorConfig', 'ToyEvaluatorConfig', 'LogSettings', 'SearchConfig', 'config_hash',
-           'config_from_dict', 'resolve_config', 'Dispatch', 'Decision', 'config_of', 'usage_at', 'decide',
-           'run_versions', 'seed_code_of', 'initial_event', 'DecisionMismatch', 'LogInvalid', 'replay',
-           'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json', 'evaluation_event', 'Summary',
-           'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs', 'ConfigMismatch', 'SeedUnavailable',
-           'config_diff', 'logged_config', 'SearchDriver', 'surrogate_query', 'Providers', 'toy_problem_of',
-           'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate', 'simulation_arms',
-           'simulation_summary', 'evaluations_to_match']
+           'Concurrency', 'Prices', 'LiteLLMMutatorConfig', 'ToyMutatorConfig', 'VariantMutatorConfig',
+           'ToyOracleConfig', 'PackEvaluatorConfig', 'LandscapeEvaluatorConfig', 'ToyEvaluatorConfig', 'LogSettings',
+           'SearchConfig', 'config_hash', 'config_from_dict', 'resolve_config', 'Dispatch', 'Decision', 'config_of',
+           'usage_at', 'decide', 'run_versions', 'seed_code_of', 'initial_event', 'DecisionMismatch', 'LogInvalid',
+           'replay', 'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json', 'evaluation_event',
+           'Summary', 'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs', 'ConfigMismatch',
+           'SeedUnavailable', 'config_diff', 'logged_config', 'SearchDriver', 'surrogate_query', 'Providers',
+           'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate',
+           'simulation_arms', 'simulation_summary', 'evaluations_to_match']
 
 # %% ../../nbs/24_search.ipynb #74bcee93
 import argparse, asyncio, bisect, contextlib, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
@@ -47,7 +47,7 @@ from .events import (
 from .events import TERMINAL_STATES, DedupVerdict, _Fold, _local, _lower_ids, _parse_lines
 from .toy import NoisyOracleSurrogate, ToyEvaluator, ToyMutator, ToyProblem
 
-# %% ../../nbs/24_search.ipynb #ea032d69
+# %% ../../nbs/24_search.ipynb #8c067836
 MODES = ("standard", "surrogate_filtered")
 PRESETS = {  # the paper's two arms (script 00 and 04): 40 steps, batch 2, c = 1.0, capacity 1000
     "standard": {"mode": "standard", "budgets": {"max_steps": 40},
@@ -158,6 +158,11 @@ class ToyMutatorConfig(_Strict):
     delay_s: float = Field(0.0, ge=0)
     hang_request_ids: tuple[str, ...] = ()
 
+class VariantMutatorConfig(_Strict):
+    "The variant mutator (`search.variants.VariantMutator`): a child is a neighbour of its parent in the pack's variant space."
+    kind: Literal["variant"]
+    moves: int = Field(1, ge=1)  # neighbour steps per child
+
 class ToyOracleConfig(_Strict):
     "The toy noisy-oracle surrogate (`search.toy.NoisyOracleSurrogate`)."
     kind: Literal["toy_oracle"]
@@ -173,6 +178,12 @@ class PackEvaluatorConfig(_Strict):
     gpu: str | None = None  # Modal GPU type (None: A100-80GB, the paper's); not used by `local`
     aggregator: Literal[AGGREGATORS] = "geomean"
 
+class LandscapeEvaluatorConfig(_Strict):
+    "Answers from a measured landscape (`search.landscape.LandscapeEvaluator`): the pack's variants measured once on a GPU."
+    kind: Literal["landscape"]
+    landscape: str = "h200"  # a shipped landscape's name or a folder written by tools/measure_landscape.py
+    spread: bool = True  # draw each reward from the variant's measured spread (False: the measured speedup itself)
+
 class ToyEvaluatorConfig(_Strict):
     "The toy evaluator (`search.toy.ToyEvaluator`): GPU-seconds charged per evaluation and drawn failures."
     kind: Literal["toy"]
@@ -183,7 +194,7 @@ class LogSettings(_Strict):
     "How the event log is written."
     fsync: bool = True
 
-# %% ../../nbs/24_search.ipynb #69902950
+# %% ../../nbs/24_search.ipynb #943ec687
 class SearchConfig(_Strict):
     "A validated search config; build it with `config_from_dict` or `resolve_config`."
     preset: Literal["standard", "surrogate_filtered"] | None = None
@@ -196,9 +207,9 @@ class SearchConfig(_Strict):
     budgets: Budgets = Budgets()
     timeouts: Timeouts = Timeouts()
     concurrency: Concurrency = Concurrency()
-    mutator: Annotated[Union[LiteLLMMutatorConfig, ToyMutatorConfig], Field(discriminator="kind")]
+    mutator: Annotated[Union[LiteLLMMutatorConfig, ToyMutatorConfig, VariantMutatorConfig], Field(discriminator="kind")]
     surrogate: dict | None = None  # `{kind: toy_oracle, ...}` or a surrogates config; required exactly in surrogate mode
-    evaluator: Annotated[Union[PackEvaluatorConfig, ToyEvaluatorConfig], Field(discriminator="kind")]
+    evaluator: Annotated[Union[PackEvaluatorConfig, ToyEvaluatorConfig, LandscapeEvaluatorConfig], Field(discriminator="kind")]
     log: LogSettings = LogSettings()
 
     def to_json(self) -> dict:
@@ -214,8 +225,8 @@ def config_hash(config: Mapping, # a config as JSON (`SearchConfig.to_json()`)
     text = json.dumps(config, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
-# %% ../../nbs/24_search.ipynb #64b4fe2b
-_TAGS = {"toy", "gpu_mode_pack", "speedup", "goal_band", "litellm", "modal", "local", "toy_oracle"}
+# %% ../../nbs/24_search.ipynb #91b38db2
+_TAGS = {"toy", "gpu_mode_pack", "speedup", "goal_band", "litellm", "modal", "local", "toy_oracle", "variant", "landscape"}
 
 def _merge(base: Mapping, over: Mapping) -> dict:
     "`over` on top of `base`, recursively for nested objects."
@@ -280,6 +291,12 @@ def _cross_checks(c: SearchConfig) -> list[str]:
         if c.surrogate is not None and not toy_surrogate: out.append("surrogate: a toy problem needs the toy_oracle surrogate")
     else:
         if c.mutator.kind == "toy": out.append("mutator.kind: the toy mutator only works on the toy problem")
+        if c.mutator.kind == "variant":
+            from gpu_forecasters.search.variants import known_spaces
+            if c.problem.pack not in known_spaces():
+                out.append(f"mutator.kind: the variant mutator needs a variant space; pack {c.problem.pack} has none (spaces: {', '.join(known_spaces())})")
+        if c.evaluator.kind == "landscape" and c.mutator.kind != "variant":
+            out.append(f"evaluator.kind: the landscape evaluator answers only for points of a variant space; it needs the variant mutator, got {c.mutator.kind}")
         if c.evaluator.kind == "toy": out.append("evaluator.kind: the toy evaluator only works on the toy problem")
         if toy_surrogate: out.append("surrogate: the toy_oracle surrogate only works on the toy problem")
         from gpu_forecasters.packs.core import get_pack, list_packs
@@ -615,7 +632,7 @@ def decide(state: SearchState, # the folded log
     if state.open_step is None: return _decide_between_steps(state, c)
     return _decide_in_step(state, c)
 
-# %% ../../nbs/24_search.ipynb #fea08013
+# %% ../../nbs/24_search.ipynb #08c99d85
 def run_versions() -> RunVersions:
     "The versions of this process (logged in `search_initialized` and `run_resumed`)."
     from gpu_forecasters import __version__
@@ -625,10 +642,14 @@ def run_versions() -> RunVersions:
                        code_hash_scheme=CODE_HASH_SCHEME)
 
 def seed_code_of(config: SearchConfig) -> str:
-    "The seed kernel: the config's `problem.seed_code`, else the toy's zeros or the pack's seed kernel."
+    "The seed kernel: the config's `problem.seed_code`, else the toy's zeros, the variant space's default point, or the pack's seed kernel."
     p = config.problem
     if p.seed_code is not None: return p.seed_code
     if p.kind == "toy": return "0" * p.length
+    if config.mutator.kind == "variant":
+        from gpu_forecasters.search.variants import get_space
+        space = get_space(p.pack)
+        return space.source(space.default)
     from gpu_forecasters.packs.core import get_pack
     return get_pack(p.pack).seed_kernel
 
@@ -1469,7 +1490,7 @@ def _close(self: SearchDriver):
         thread.join(CLOSE_WAIT_S)
         if self._loop_errors: raise self._loop_errors.pop()
 
-# %% ../../nbs/24_search.ipynb #4e8eaf4d
+# %% ../../nbs/24_search.ipynb #8ebbbdc3
 @dataclass
 class Providers:
     "The providers of a run; `close()` releases the evaluator's back-end."
@@ -1502,21 +1523,29 @@ def make_providers(config: SearchConfig, # a resolved config
     p, ev, m = config.problem, config.evaluator, config.mutator
     evaluator = None
     try:
-        eval_config = load_eval_config({"aggregator": ev.aggregator}, case_set=p.case_set)
-        evaluator = PackEvaluator(p.pack, p.case_set, backend=ev.kind, config=eval_config,
-                                  backend_options={"gpu": ev.gpu or "A100-80GB"} if ev.kind == "modal" else None)
+        if ev.kind == "landscape":
+            from gpu_forecasters.search.landscape import LandscapeEvaluator, load_landscape
+            evaluator = LandscapeEvaluator(load_landscape(ev.landscape), p.pack, config.seed, ev.spread)
+        else:
+            eval_config = load_eval_config({"aggregator": ev.aggregator}, case_set=p.case_set)
+            evaluator = PackEvaluator(p.pack, p.case_set, backend=ev.kind, config=eval_config,
+                                      backend_options={"gpu": ev.gpu or "A100-80GB"} if ev.kind == "modal" else None)
         goal_note = config.reward.goal_note if config.reward.kind == "goal_band" else None
         ctx = context_for_pack(p.pack, evaluator.environment(), p.case_set, goal_note)
-        prices = m.price_per_million_tokens.model_dump() if m.price_per_million_tokens else None
-        mutator = LiteLLMMutator(ctx, m.model, m.temperature, m.num_retries, m.max_tokens, prices, api_base=m.api_base)
+        if m.kind == "variant":
+            from gpu_forecasters.search.variants import VariantMutator, get_space
+            mutator = VariantMutator(get_space(p.pack), config.seed, m.moves)
+        else:
+            prices = m.price_per_million_tokens.model_dump() if m.price_per_million_tokens else None
+            mutator = LiteLLMMutator(ctx, m.model, m.temperature, m.num_retries, m.max_tokens, prices, api_base=m.api_base)
         surrogate = None
         if config.surrogate is not None:
             from gpu_forecasters.surrogates import SurrogateConfig, resolve_training_artifact, surrogate_from_config
             s = resolve_training_artifact(TypeAdapter(SurrogateConfig).validate_python(config.surrogate))
             surrogate = surrogate_from_config(s, run_seed=config.seed)
         return Providers(mutator, evaluator, surrogate)
-    except (ValueError, BackendUnavailable) as e:
-        if evaluator is not None: evaluator.close()
+    except (ValueError, FileNotFoundError, BackendUnavailable) as e:
+        if evaluator is not None and hasattr(evaluator, "close"): evaluator.close()
         raise ConfigError(f"cannot set up the providers: {type(e).__name__}: {e}") from None
 
 # %% ../../nbs/24_search.ipynb #104b8917

@@ -1,0 +1,32 @@
+"""End to end: tools/measure_landscape.py measures variants through the real sandboxed `cpu` back-end (the smoke case
+set: correctness only, the Triton interpreter), appends one row per variant, writes a manifest that `load_landscape`
+accepts, and a rerun measures nothing that already has a final result."""
+import json, subprocess, sys
+from pathlib import Path
+from gpu_forecasters.search.landscape import load_landscape
+from gpu_forecasters.search.variants import get_space
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = ROOT / 'tools' / 'measure_landscape.py'
+
+def run_tool(*args, cwd):
+    return subprocess.run([sys.executable, str(TOOL), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+def test_cpu_smoke_rows_manifest_and_resume(tmp_path):
+    space = get_space('fp8_quant')
+    torch_points = [space.variant_id(p) for p in space if p['impl'].startswith('torch')][:2]
+    out = tmp_path / 'land'
+    r = run_tool('--out', out, '--backend', 'cpu', '--case-set', 'smoke', '--ids', *torch_points, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows = [json.loads(l) for l in (out / 'measurements.jsonl').read_text().splitlines()]
+    assert [row['variant_id'] for row in rows] == torch_points
+    assert all(row['status'] == 'ok' and row['case_set'] == 'smoke' and row['space_version'] == space.version for row in rows), rows
+    assert all(row['params'] == space.params_of_id(row['variant_id']) for row in rows)
+    manifest = json.loads((out / 'MANIFEST.json').read_text())
+    assert manifest['spaces']['fp8_quant'] == {'version': space.version, 'size': len(space), 'measured': 2}
+    assert manifest['status_counts'] == {'fp8_quant': {'ok': 2}}
+    land = load_landscape(out)
+    assert land.coverage('fp8_quant') == (2, len(space))
+    r = run_tool('--out', out, '--backend', 'cpu', '--case-set', 'smoke', '--ids', *torch_points, cwd=tmp_path)
+    assert r.returncode == 0 and '0 to do now' in r.stderr, r.stderr[-2000:]
+    assert len((out / 'measurements.jsonl').read_text().splitlines()) == 2

@@ -1,0 +1,155 @@
+"""Measure a kernel landscape: every variant of the packs' variant spaces, each timed once against its pack's reference
+with the hardened harness, in resumable batches.
+
+    PYTHONPATH=$PWD python tools/measure_landscape.py --out gpu_forecasters/measured_data/landscape_h200 --budget-s 540
+    python tools/measure_landscape.py --out /tmp/l --backend cpu --packs fp8_quant --limit 2     # a CPU check (correctness only)
+    python tools/measure_landscape.py --out gpu_forecasters/measured_data/landscape_h200 --manifest   # rewrite MANIFEST.json only
+
+Order: each pack's variants in a fixed shuffled order (seeded by the pack's name), the packs interleaved round-robin,
+so that a landscape cut short by the device budget is an unbiased sample of every space rather than the first corner
+of each. Every evaluation is appended to `<out>/measurements.jsonl` as it finishes (one write, fsynced): the variant's
+id, space version and parameters, status and reason, the speedup and its CI, per-case medians and CIs, GPU-seconds and
+wall time, and the device record and harness config of the run. A rerun skips every variant with a final result
+(failures included: a candidate that is wrong is part of the landscape) and measures again what ended as an
+infrastructure failure. `--budget-s` stops starting new evaluations after that many seconds, so one call fits the
+device's per-command limit; the device's machine is fresh each session, so the file in the repository is the state.
+"""
+import argparse, hashlib, json, os, random, sys, time
+from pathlib import Path
+
+DEFAULT_PACKS = ("fp8_quant", "trimul", "cross_entropy", "gdn_chunk_fwd_o")
+RETRY_STATUSES = ("infra_failure",)  # measured again by a rerun; every other status is the variant's result
+
+def read_rows(log: Path) -> list:
+    "The rows of a measurements file (a torn last line, from a killed run, is dropped)."
+    if not log.exists(): return []
+    rows = []
+    for line in log.read_text().splitlines():
+        try: rows.append(json.loads(line))
+        except json.JSONDecodeError: pass
+    return rows
+
+def final_ids(log: Path) -> set:
+    "Variant ids with a final result; rows to measure again are removed from the file (atomically)."
+    rows = read_rows(log)
+    kept = [r for r in rows if r["status"] not in RETRY_STATUSES]
+    if len(kept) < len(rows) or (log.exists() and not log.read_text().endswith("\n") and rows):
+        tmp = log.with_name(log.name + ".tmp")
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in kept))
+        os.replace(tmp, log)
+    return {r["variant_id"] for r in kept}
+
+def append_row(log: Path, row: dict):
+    "One row, one write on an append-only descriptor, fsynced."
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (json.dumps(row) + "\n").encode())
+        os.fsync(fd)
+    finally: os.close(fd)
+
+def plan(packs) -> list:
+    "(pack, params) of every variant, each pack shuffled by a seed of its name, the packs interleaved."
+    from gpu_forecasters.search.variants import get_space
+    orders = []
+    for pack in packs:
+        points = list(get_space(pack).points)
+        random.Random(f"landscape|{pack}").shuffle(points)
+        orders.append([(pack, p) for p in points])
+    out = []
+    for i in range(max(map(len, orders), default=0)):
+        out += [order[i] for order in orders if i < len(order)]
+    return out
+
+def row_of(pack: str, params: dict, ev, wall_s: float) -> dict:
+    "The landscape row of one evaluation."
+    from gpu_forecasters.search.variants import get_space
+    space = get_space(pack)
+    bench = [c for c in ev.per_case if c.kind == "benchmark"]
+    def us(stats): return None if stats is None else round(stats.median_ns / 1e3, 3)
+    return dict(variant_id=space.variant_id(params), pack=pack, space_version=space.version, params=params,
+                status=ev.status, reason=ev.reason, message=(ev.message or "")[:300] or None,
+                speedup=ev.reward, speedup_ci=ev.reward_ci, flags=ev.flags,
+                cases=[dict(case_id=c.case_id, status=c.status, speedup=c.speedup, ci=c.speedup_ci,
+                            candidate_us=us(c.candidate), anchor_us=us(c.anchor)) for c in bench], case_set=ev.case_set,
+                gpu_seconds=round(ev.gpu_seconds, 3), wall_s=round(wall_s, 2), phases_s=ev.phases_s,
+                candidate_sha256=ev.candidate_sha256, harness_version=ev.harness_version, backend=ev.backend,
+                device=ev.device, config=ev.config, measured_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+def write_manifest(out: Path):
+    "MANIFEST.json: device, spaces (version, size), rows per pack and status, each file's rows and sha256."
+    from gpu_forecasters.search.variants import get_space
+    rows = read_rows(out / "measurements.jsonl")
+    packs = sorted({r["pack"] for r in rows})
+    device = next((r["device"] for r in rows if r["backend"] == "local"), rows[0]["device"] if rows else {})
+    counts = {p: {} for p in packs}
+    for r in rows: counts[r["pack"]][r["status"]] = counts[r["pack"]].get(r["status"], 0) + 1
+    files = {}
+    for name in ("measurements.jsonl",):
+        data = (out / name).read_bytes() if (out / name).exists() else b""
+        files[name] = {"rows": len(data.decode().splitlines()), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    manifest = {"kind": "landscape", "name": out.name, "hardware": device.get("name"),
+                "device": {k: device.get(k) for k in ("name", "compute_capability", "sm_count", "l2_cache_bytes", "cuda_runtime", "torch", "triton", "python")},
+                "tool": "tools/measure_landscape.py (every variant of each pack's variant space against the pack's reference; "
+                        "hardened harness, paper cases, interleaved timing)",
+                "spaces": {p: {"version": get_space(p).version, "size": len(get_space(p)), "measured": sum(counts[p].values())} for p in packs},
+                "status_counts": counts, "files": files}
+    tmp = out / "MANIFEST.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1) + "\n")
+    os.replace(tmp, out / "MANIFEST.json")
+    return manifest
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="the landscape folder (measurements.jsonl, MANIFEST.json)")
+    ap.add_argument("--packs", default=",".join(DEFAULT_PACKS))
+    ap.add_argument("--backend", default="local", choices=("local", "cpu"))
+    ap.add_argument("--budget-s", type=float, default=None, help="start no evaluation after this many seconds")
+    ap.add_argument("--limit", type=int, default=None, help="measure at most this many variants")
+    ap.add_argument("--ids", nargs="+", default=None, help="measure only these variant ids, in this order")
+    ap.add_argument("--case-set", default="paper", help="the packs' case set (smoke: correctness only, for a CPU check)")
+    ap.add_argument("--max-measured-s", type=float, default=1.5, help="timed seconds per benchmark case (EvalConfig.max_measured_s)")
+    ap.add_argument("--manifest", action="store_true", help="only rewrite MANIFEST.json")
+    args = ap.parse_args(argv)
+    out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
+    log = out / "measurements.jsonl"
+    if args.manifest: write_manifest(out); return 0
+    from gpu_forecasters.backends import get_backend
+    from gpu_forecasters.harness import EvalConfig, EvalRequest
+    from gpu_forecasters.search.variants import get_space
+    packs = [p for p in args.packs.split(",") if p]
+    done = final_ids(log)
+    if args.ids:
+        todo = [(vid.partition("/")[0], get_space(vid.partition("/")[0]).params_of_id(vid)) for vid in args.ids]
+        packs = sorted({pack for pack, _ in todo})
+        todo = [(pack, p) for pack, p in todo if get_space(pack).variant_id(p) not in done]
+    else: todo = [(pack, p) for pack, p in plan(packs) if get_space(pack).variant_id(p) not in done]
+    if args.limit is not None: todo = todo[:args.limit]
+    total = sum(len(get_space(p)) for p in packs)
+    print(f"landscape: {len(done)} of {total} variants measured, {len(todo)} to do now", file=sys.stderr, flush=True)
+    config = EvalConfig(case_set=args.case_set, max_measured_s=args.max_measured_s, max_case_wall_s=30.0)
+    started, measured = time.perf_counter(), 0
+    device = "cuda" if args.backend == "local" else "cpu"
+    backend = get_backend(args.backend, config=config, **({"devices": [0]} if args.backend == "local" else {}))
+    try:
+        for pack, params in todo:
+            elapsed = time.perf_counter() - started
+            if args.budget_s is not None and elapsed > args.budget_s:
+                print(f"landscape: budget of {args.budget_s:g} s spent after {measured} variants; rerun to continue", file=sys.stderr, flush=True)
+                break
+            space = get_space(pack)
+            t0 = time.perf_counter()
+            ev = backend.submit(EvalRequest(pack, args.case_set, space.source(params), config=config, device=device)).result()
+            row = row_of(pack, params, ev, time.perf_counter() - t0)
+            append_row(log, row)
+            measured += 1
+            rate = (time.perf_counter() - started) / measured
+            print(f"[{len(done) + measured}/{total}] {row['variant_id']:70} {ev.status:14} "
+                  f"{'-' if ev.reward is None else f'{ev.reward:.3f}'} ({row['wall_s']:.1f} s; {rate:.1f} s/variant, "
+                  f"{(len(todo) - measured) * rate / 60:.0f} min left)", file=sys.stderr, flush=True)
+    finally:
+        backend.close()
+        if log.exists(): write_manifest(out)
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())
