@@ -225,7 +225,7 @@ def config_hash(config: Mapping, # a config as JSON (`SearchConfig.to_json()`)
     text = json.dumps(config, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
-# %% ../../nbs/24_search.ipynb #91b38db2
+# %% ../../nbs/24_search.ipynb #16d6504d
 _TAGS = {"toy", "gpu_mode_pack", "speedup", "goal_band", "litellm", "modal", "local", "toy_oracle", "variant", "landscape"}
 
 def _merge(base: Mapping, over: Mapping) -> dict:
@@ -298,7 +298,8 @@ def _cross_checks(c: SearchConfig) -> list[str]:
         if c.evaluator.kind == "landscape" and c.mutator.kind != "variant":
             out.append(f"evaluator.kind: the landscape evaluator answers only for points of a variant space; it needs the variant mutator, got {c.mutator.kind}")
         if c.evaluator.kind == "toy": out.append("evaluator.kind: the toy evaluator only works on the toy problem")
-        if toy_surrogate: out.append("surrogate: the toy_oracle surrogate only works on the toy problem")
+        if toy_surrogate and c.evaluator.kind != "landscape":
+            out.append("surrogate: the toy_oracle surrogate only works on the toy problem or with the landscape evaluator")
         from gpu_forecasters.packs.core import get_pack, list_packs
         if c.problem.pack not in list_packs(): out.append(f"problem.pack: unknown pack {c.problem.pack!r}; known: {', '.join(list_packs())}")
         elif c.problem.case_set not in get_pack(c.problem.pack).case_sets:
@@ -1490,7 +1491,7 @@ def _close(self: SearchDriver):
         thread.join(CLOSE_WAIT_S)
         if self._loop_errors: raise self._loop_errors.pop()
 
-# %% ../../nbs/24_search.ipynb #8ebbbdc3
+# %% ../../nbs/24_search.ipynb #163ba4e1
 @dataclass
 class Providers:
     "The providers of a run; `close()` releases the evaluator's back-end."
@@ -1538,8 +1539,12 @@ def make_providers(config: SearchConfig, # a resolved config
         else:
             prices = m.price_per_million_tokens.model_dump() if m.price_per_million_tokens else None
             mutator = LiteLLMMutator(ctx, m.model, m.temperature, m.num_retries, m.max_tokens, prices, api_base=m.api_base)
-        surrogate = None
-        if config.surrogate is not None:
+        surrogate, s = None, config.surrogate
+        if s is not None and s.get("kind") == "toy_oracle":  # the noisy oracle, knowing the landscape's measured speedups
+            from gpu_forecasters.search.landscape import LandscapeProblem
+            surrogate = NoisyOracleSurrogate(LandscapeProblem(evaluator.landscape, p.pack), config.seed, s["accuracy"], s["peak"],
+                                             s["fail_rate"], defer_when_wrong=s["defer_when_wrong"], delay_s=s["delay_s"])
+        elif s is not None:
             from gpu_forecasters.surrogates import SurrogateConfig, resolve_training_artifact, surrogate_from_config
             s = resolve_training_artifact(TypeAdapter(SurrogateConfig).validate_python(config.surrogate))
             surrogate = surrogate_from_config(s, run_seed=config.seed)

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['MEASURED_DIR', 'LANDSCAPES', 'BETWEEN_RUN_SD', 'DEFAULT_BETWEEN_RUN_SD', 'LandscapeError', 'Landscape',
-           'load_landscape', 'log_sigma', 'LandscapeEvaluator']
+           'load_landscape', 'log_sigma', 'LandscapeEvaluator', 'LandscapeProblem']
 
 # %% ../../nbs/27_landscape.ipynb #32108562
 import hashlib, json, math, random
@@ -150,3 +150,22 @@ class LandscapeEvaluator:
         measured, size = self.landscape.coverage(self.pack)
         return {"kind": "landscape", "landscape": self.landscape.name, "pack": self.pack, "space_version": self.space.version,
                 "measured": measured, "size": size, "seed": self.seed, "spread": self.spread, "between_run_sd": self.between_run_sd}
+
+# %% ../../nbs/27_landscape.ipynb #2fa05d0f
+class LandscapeProblem:
+    "A landscape seen as the noisy oracle's problem: `reward(code)` is the measured speedup of the code's variant (None if it failed)."
+    def __init__(self, landscape: Landscape, # the measurements
+                 pack: str, # the pack searched
+                ):
+        self.landscape, self.pack, self.space = landscape, pack, get_space(pack)
+
+    def reward(self, code: str) -> float | None:
+        "The measured speedup of `code`'s variant; `LandscapeError` for code outside the space or the landscape."
+        params = self.space.params_of(code)
+        if params is None: raise LandscapeError(f"the code is not a point of the {self.pack} variant space (version {self.space.version})")
+        row = self.landscape.row(self.space.variant_id(params))
+        return float(row["speedup"]) if row["status"] == "ok" and row["speedup"] is not None else None
+
+    def describe(self) -> dict:
+        "The problem as the oracle's identity records it."
+        return {"kind": "landscape", "landscape": self.landscape.name, "pack": self.pack, "space_version": self.space.version}
