@@ -2,7 +2,7 @@
 each in a fresh Python process. Notebooks change process-wide state (environment variables such as TRITON_INTERPRET,
 which Triton reads once at import; imported modules; patched libraries), so a notebook that ran earlier in the same
 xdist worker must not decide whether the next one passes."""
-import os, shutil, subprocess, sys, tempfile
+import shutil, subprocess, sys, tempfile
 from pathlib import Path
 import pytest
 from nbdev.config import get_config
@@ -27,5 +27,5 @@ def own_tempdir(monkeypatch):
 def test_notebook(notebook, own_tempdir):
     skip_flags = get_config(path=ROOT).tst_flags
     r = subprocess.run([sys.executable, '-c', RUN_ONE, str(notebook), skip_flags], capture_output=True, text=True,
-                       cwd=notebook.parent, env=os.environ.copy())
+                       cwd=notebook.parent)  # the environment, TMPDIR included, is inherited
     assert r.returncode == 0, f'{notebook.name} failed:\n{r.stderr[-6000:]}\n{r.stdout[-2000:]}'

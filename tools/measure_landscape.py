@@ -20,20 +20,24 @@ from pathlib import Path
 DEFAULT_PACKS = ("fp8_quant", "trimul", "cross_entropy", "gdn_chunk_fwd_o")
 RETRY_STATUSES = ("infra_failure",)  # measured again by a rerun; every other status is the variant's result
 
-def read_rows(log: Path) -> list:
-    "The rows of a measurements file (a torn last line, from a killed run, is dropped)."
-    if not log.exists(): return []
+def parse_rows(text: str) -> list:
+    "The rows of a measurements file's text (a torn last line, from a killed run, is dropped)."
     rows = []
-    for line in log.read_text().splitlines():
+    for line in text.splitlines():
         try: rows.append(json.loads(line))
         except json.JSONDecodeError: pass
     return rows
 
+def read_rows(log: Path) -> list:
+    "The rows of a measurements file (none if it does not exist)."
+    return parse_rows(log.read_text()) if log.exists() else []
+
 def final_ids(log: Path) -> set:
-    "Variant ids with a final result; rows to measure again are removed from the file (atomically)."
-    rows = read_rows(log)
+    "Variant ids with a final result; rows to measure again, and a torn last line, are removed from the file (atomically)."
+    text = log.read_text() if log.exists() else ""
+    rows = parse_rows(text)
     kept = [r for r in rows if r["status"] not in RETRY_STATUSES]
-    if len(kept) < len(rows) or (log.exists() and not log.read_text().endswith("\n") and rows):
+    if len(kept) < len(rows) or (text and not text.endswith("\n")):
         tmp = log.with_name(log.name + ".tmp")
         tmp.write_text("".join(json.dumps(r) + "\n" for r in kept))
         os.replace(tmp, log)

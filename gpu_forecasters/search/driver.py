@@ -1491,7 +1491,7 @@ def _close(self: SearchDriver):
         thread.join(CLOSE_WAIT_S)
         if self._loop_errors: raise self._loop_errors.pop()
 
-# %% ../../nbs/24_search.ipynb #163ba4e1
+# %% ../../nbs/24_search.ipynb #1e9c23d5
 @dataclass
 class Providers:
     "The providers of a run; `close()` releases the evaluator's back-end."
@@ -1531,12 +1531,12 @@ def make_providers(config: SearchConfig, # a resolved config
             eval_config = load_eval_config({"aggregator": ev.aggregator}, case_set=p.case_set)
             evaluator = PackEvaluator(p.pack, p.case_set, backend=ev.kind, config=eval_config,
                                       backend_options={"gpu": ev.gpu or "A100-80GB"} if ev.kind == "modal" else None)
-        goal_note = config.reward.goal_note if config.reward.kind == "goal_band" else None
-        ctx = context_for_pack(p.pack, evaluator.environment(), p.case_set, goal_note)
         if m.kind == "variant":
             from gpu_forecasters.search.variants import VariantMutator, get_space
             mutator = VariantMutator(get_space(p.pack), config.seed, m.moves)
         else:
+            goal_note = config.reward.goal_note if config.reward.kind == "goal_band" else None
+            ctx = context_for_pack(p.pack, evaluator.environment(), p.case_set, goal_note)
             prices = m.price_per_million_tokens.model_dump() if m.price_per_million_tokens else None
             mutator = LiteLLMMutator(ctx, m.model, m.temperature, m.num_retries, m.max_tokens, prices, api_base=m.api_base)
         surrogate, s = None, config.surrogate

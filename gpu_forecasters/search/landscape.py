@@ -58,9 +58,7 @@ class Landscape:
         if not ok: raise LandscapeError(f"landscape {self.name} has no correct variant of {pack}")
         return max(ok, key=lambda r: r["speedup"])
 
-# %% ../../nbs/27_landscape.ipynb #78fea0ef
-def _sha256(path: Path) -> str: return hashlib.sha256(path.read_bytes()).hexdigest()
-
+# %% ../../nbs/27_landscape.ipynb #4bb5cb54
 def load_landscape(name_or_path = "h200", # a shipped name (`LANDSCAPES`) or a folder with measurements.jsonl
                   ) -> Landscape:
     "A measured landscape, checked against its manifest and against the spaces this code renders."
@@ -70,11 +68,12 @@ def load_landscape(name_or_path = "h200", # a shipped name (`LANDSCAPES`) or a f
     if not path.exists():
         raise FileNotFoundError(f"no landscape at {folder} (no measurements.jsonl); shipped: {', '.join(LANDSCAPES)}, or a folder written by tools/measure_landscape.py")
     manifest = json.loads((folder / "MANIFEST.json").read_text()) if (folder / "MANIFEST.json").exists() else {}
+    data = path.read_bytes()
     expected = manifest.get("files", {}).get("measurements.jsonl", {}).get("sha256")
-    if expected and expected != _sha256(path):
+    if expected and expected != hashlib.sha256(data).hexdigest():
         raise LandscapeError(f"{path}: its sha256 does not match MANIFEST.json (edited or truncated); rerun tools/measure_landscape.py --manifest after a deliberate edit")
     rows = {}
-    for i, line in enumerate(path.read_text().splitlines(), 1):
+    for i, line in enumerate(data.decode().splitlines(), 1):
         try: r = json.loads(line)
         except json.JSONDecodeError as e: raise LandscapeError(f"{path}:{i}: not JSON ({e.msg})") from None
         space = get_space(r["pack"])

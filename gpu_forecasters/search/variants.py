@@ -38,7 +38,7 @@ class Axis:
         if not self.ordered: return [v for v in self.values if v != value]
         return [self.values[j] for j in (i - 1, i + 1) if 0 <= j < len(self.values)]
 
-# %% ../../nbs/25_variants.ipynb #ed5bb93c
+# %% ../../nbs/25_variants.ipynb #5844b7a2
 VARIANT_TAG = "# gpu_forecasters variant "
 
 class VariantSpace:
@@ -71,6 +71,9 @@ class VariantSpace:
         grid = (dict(zip(self.by_name, values)) for values in itertools.product(*(ax.values for ax in self.axes)))
         return tuple(p for p in grid if self._valid(p))
 
+    @cached_property
+    def _by_key(self) -> dict: return {self.key(p): p for p in self.points}
+
     def __len__(self) -> int: return len(self.points)
     def __iter__(self): return iter(self.points)
 
@@ -98,7 +101,7 @@ class VariantSpace:
         "The point of an id made by `variant_id`; `ValueError` for another space's id or an unknown point."
         pack, _, key = variant_id.partition("/")
         if pack != self.pack: raise ValueError(f"variant id {variant_id!r} is not of space {self.pack}")
-        by_key = {self.key(p): p for p in self.points}
+        by_key = self._by_key
         if key not in by_key: raise ValueError(f"variant id {variant_id!r} is not a point of space {self.pack} version {self.version}")
         return dict(by_key[key])
 

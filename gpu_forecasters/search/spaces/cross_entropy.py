@@ -6,8 +6,9 @@
 __all__ = ['TORCH_IMPLS', 'ROW_CHUNKS', 'STATS', 'BLOCKS', 'ROWS_PER_PROGRAM', 'WARPS', 'NUM_STAGES', 'MIN_ELEMS', 'MAX_ELEMS',
            'TRITON_PINNED', 'elems_per_thread', 'valid_point', 'render_torch', 'render_triton', 'render', 'space']
 
-# %% ../../../nbs/25c_space_cross_entropy.ipynb #a2221207
+# %% ../../../nbs/25c_space_cross_entropy.ipynb #85c2312d
 from ..variants import Axis, VariantSpace
+from ...packs.cross_entropy import CE_SEED_KERNEL
 
 # %% ../../../nbs/25c_space_cross_entropy.ipynb #53bb6f79
 TORCH_IMPLS = ("eager", "lse", "log_softmax", "autograd")  # torch paths; "eager" is the seed
@@ -31,7 +32,7 @@ def valid_point(p: dict, # a point of the product of the axes
     if p["impl"] != "triton": return all(p[k] == v for k, v in TRITON_PINNED.items())
     return p["row_chunk"] == 0 and MIN_ELEMS <= elems_per_thread(p) <= MAX_ELEMS
 
-# %% ../../../nbs/25c_space_cross_entropy.ipynb #01e8807f
+# %% ../../../nbs/25c_space_cross_entropy.ipynb #d8165de3
 _TORCH_HEADER = "import torch\nfrom task import input_t, output_t\n"
 
 _TORCH_ROWS = {
@@ -77,19 +78,7 @@ def _ce_rows(logits, targets, grad_output):
 ''',
 }
 
-_SEED = '''import torch
-from task import input_t, output_t
-
-def custom_kernel(data: input_t) -> output_t:
-    """Fused cross-entropy forward + backward: fp32 loss, fp32 softmax, index-subtract, scale by g, cast to bf16."""
-    logits, targets, grad_output = data
-    z = logits.float()
-    rows = torch.arange(len(targets), device=z.device)
-    losses = torch.logsumexp(z, dim=-1) - z[rows, targets]
-    grad = torch.softmax(z, dim=-1)
-    grad[rows, targets] -= 1.0
-    return losses, (grad * grad_output[:, None]).to(torch.bfloat16)
-'''
+_SEED = CE_SEED_KERNEL  # the pack's own seed kernel: the default point is the seed
 
 _WHOLE = '''
 

@@ -5,26 +5,18 @@
 # %% auto #0
 __all__ = ['TORCH_SOURCES', 'IMPLS', 'PINNED', 'triton_source', 'valid', 'render', 'space']
 
-# %% ../../../nbs/25a_space_fp8_quant.ipynb #79812898
+# %% ../../../nbs/25a_space_fp8_quant.ipynb #41b2bed9
 from ..variants import Axis, VariantSpace
+from ...packs.fp8_quant import FP8_SEED_KERNEL
 
-# %% ../../../nbs/25a_space_fp8_quant.ipynb #1be9e31d
+# %% ../../../nbs/25a_space_fp8_quant.ipynb #812a6927
 _UNPACK = '''    x, x_q, x_s = data
     T, Hd = x.shape
     G = Hd // x_s.shape[1]
 '''
 
 TORCH_SOURCES = {  # impl -> the full source of its kernel
-    "torch_seed": '''import torch
-from task import input_t, output_t
-
-def custom_kernel(data: input_t) -> output_t:
-''' + _UNPACK + '''    groups = x.view(T, Hd // G, G)
-    torch.clamp_min(groups.abs().amax(dim=-1), 1e-10, out=x_s)
-    x_s.div_(448.0)
-    torch.clamp(groups / x_s.unsqueeze(-1), -448.0, 448.0, out=x_q.view(T, Hd // G, G))
-    return x_q, x_s
-''',
+    "torch_seed": FP8_SEED_KERNEL,  # the pack's own seed kernel: the default point is the seed
     "torch_copy": '''import torch
 from task import input_t, output_t
 
