@@ -6,12 +6,13 @@
 __all__ = ['VARIANT_TAG', 'SPACE_MODULES', 'Axis', 'VariantSpace', 'register_space', 'known_spaces', 'get_space',
            'VariantMutator']
 
-# %% ../../nbs/25_variants.ipynb #56d37bde
+# %% ../../nbs/25_variants.ipynb #00e245b1
 import importlib, itertools, json, math, random, time
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
-from ..mutation import MutationResult
+# The mutation module (and the LLM stack behind it) is imported only by `VariantMutator.submit`: the spaces render
+# sources on a measuring machine that has torch and Triton but none of the LLM clients.
 
 # %% ../../nbs/25_variants.ipynb #522d68a8
 def _is_scalar(v) -> bool: return v is None or isinstance(v, (bool, int, float, str))
@@ -173,7 +174,7 @@ def get_space(pack: str, # a pack with a registered space
         _SPACES[pack] = space
     return _SPACES[pack]
 
-# %% ../../nbs/25_variants.ipynb #e7868eca
+# %% ../../nbs/25_variants.ipynb #dba610c3
 class VariantMutator:
     "A deterministic `Mutator` on a `VariantSpace`: each child is a neighbour of its parent's point, drawn per (seed, request id)."
     def __init__(self,
@@ -198,8 +199,9 @@ class VariantMutator:
                parent_feedback=None, # ignored: the walk is blind to measurements
                *, request_id: str, # the search's request id (seeds the draw)
                timeout_s: float | None = None, # unused: a move takes microseconds
-              ) -> MutationResult:
+              ) -> "MutationResult":
         "The source of a neighbour of the parent's point."
+        from gpu_forecasters.mutation import MutationResult
         code = self.space.source(self.child_params(parent_code, request_id))
         return MutationResult(code, {"model": "variant", "input_tokens": 0, "output_tokens": 0, "reasoning_tokens": None, "cost_usd": 0.0})
 
