@@ -105,6 +105,7 @@ DURATIONS = {
     "tests/test_notebooks.py::test_notebook[15_gdn_recompute_w_u.ipynb]": 3,
     "tests/test_notebooks.py::test_notebook[analysis/fig1_calibration.ipynb]": 3,
     "tests/test_notebooks.py::test_notebook[27_landscape.ipynb]": 3,
+    "tests/test_notebooks.py::test_notebook[28_cost_model.ipynb]": 12,
     "tests/test_search_cli.py::test_resume_from_every_prefix_matches_the_uninterrupted_run[a]": 3,
     "tests/test_notebooks.py::test_notebook[21_events.ipynb]": 3,
     "tests/test_data_inputs_cli.py::test_missing_config_names_each_place_once": 3,
