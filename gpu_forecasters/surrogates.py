@@ -8,13 +8,13 @@ __all__ = ['ERROR_KINDS', 'LABEL_RE', 'SurrogateConfig', 'BACKENDS', 'PROVIDER_K
            'BASE_FINGERPRINT_FILE', 'MODEL_DTYPES', 'SurrogateSetupError', 'SurrogateResult', 'Surrogate',
            'classify_error', 'is_final_error', 'RetryPolicy', 'row_seed', 'Attempt', 'hash_of', 'LLMSurrogate',
            'PromptConfig', 'LiteLLMConfig', 'OpenAIHTTPConfig', 'TinkerConfig', 'LocalConfig', 'UniformConfig',
-           'ClimatologyConfig', 'OracleNoiseConfig', 'UniformSurrogate', 'ClimatologySurrogate', 'gaussian_bin_probs',
-           'OracleNoiseSurrogate', 'import_litellm', 'missing_provider_key', 'require_env', 'LiteLLMSurrogate',
-           'HTTPStatusError', 'ContextWindowExceededError', 'OpenAIHTTPSurrogate', 'close_surrogates',
-           'HarmonyTokenizer', 'load_tokenizer', 'make_renderer', 'render_tinker_prompt', 'parse_completion',
-           'SamplerSurrogate', 'is_hub_checkpoint', 'hub_adapter_ref', 'AdapterUnavailableError', 'hub_adapter_dir',
-           'TinkerSurrogate', 'is_random_model', 'random_model_config', 'build_random_model', 'load_causal_lm',
-           'base_fingerprint', 'write_base_fingerprint', 'check_adapter_base', 'LocalSurrogate',
+           'ClimatologyConfig', 'OracleNoiseConfig', 'CostModelConfig', 'UniformSurrogate', 'ClimatologySurrogate',
+           'gaussian_bin_probs', 'OracleNoiseSurrogate', 'CostModelSurrogate', 'import_litellm', 'missing_provider_key',
+           'require_env', 'LiteLLMSurrogate', 'HTTPStatusError', 'ContextWindowExceededError', 'OpenAIHTTPSurrogate',
+           'close_surrogates', 'HarmonyTokenizer', 'load_tokenizer', 'make_renderer', 'render_tinker_prompt',
+           'parse_completion', 'SamplerSurrogate', 'is_hub_checkpoint', 'hub_adapter_ref', 'AdapterUnavailableError',
+           'hub_adapter_dir', 'TinkerSurrogate', 'is_random_model', 'random_model_config', 'build_random_model',
+           'load_causal_lm', 'base_fingerprint', 'write_base_fingerprint', 'check_adapter_base', 'LocalSurrogate',
            'resolve_training_artifact', 'surrogate_from_config', 'check_credentials']
 
 # %% ../nbs/03_surrogates.ipynb #2df806d6
@@ -212,7 +212,7 @@ async def _forecast_with_retries(self: LLMSurrogate, query: SurrogateQuery, *, s
 
 LLMSurrogate.forecast = _forecast_with_retries
 
-# %% ../nbs/03_surrogates.ipynb #b73ab7a6
+# %% ../nbs/03_surrogates.ipynb #24a50363
 LABEL_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # a label cannot start with "_": `_meta` is reserved in metrics.json
 
 class PromptConfig(BaseModel):
@@ -301,9 +301,14 @@ class OracleNoiseConfig(_Base):
     noise_sigma: float = Field(0.5, ge=0)
     reported_sigma: float | None = Field(None, ge=0)  # None = noise_sigma (calibrated)
 
+class CostModelConfig(_Base):
+    "A learned cost model (notebook 28_cost_model): gradient boosting on each kernel's parameters and code."
+    backend: Literal["cost_model"]
+    model: str = "h200"  # a shipped model's name or a folder written by `cost_model.save_cost_model`
+
 SurrogateConfig = Annotated[Union[LiteLLMConfig, OpenAIHTTPConfig, TinkerConfig, LocalConfig, UniformConfig,
-                                  ClimatologyConfig, OracleNoiseConfig], Field(discriminator="backend")]
-BACKENDS = ("litellm", "openai_http", "tinker", "local", "uniform", "climatology", "oracle_noise")
+                                  ClimatologyConfig, OracleNoiseConfig, CostModelConfig], Field(discriminator="backend")]
+BACKENDS = ("litellm", "openai_http", "tinker", "local", "uniform", "climatology", "oracle_noise", "cost_model")
 
 # %% ../nbs/03_surrogates.ipynb #91933a42
 class _Baseline:
@@ -396,6 +401,23 @@ class OracleNoiseSurrogate(_Baseline):
         m = centre + rng.gauss(0.0, self.noise_sigma)
         p = gaussian_bin_probs(m, self.reported_sigma)
         return self._result(p, p.index(max(p)) + 1, f"noisy oracle (sigma {self.noise_sigma:g})", seed, start)
+
+# %% ../nbs/03_surrogates.ipynb #ce541e6e
+class CostModelSurrogate(_Baseline):
+    "A fitted `cost_model.CostModel` answering (anchor, candidate) queries from their code."
+    backend = "cost_model"
+    def __init__(self, label: str, model, name: str = "", seed: int | None = None):
+        super().__init__(label, seed)
+        self.model, self.name = model, name
+
+    def hash_fields(self) -> dict:
+        return {**super().hash_fields(), "model": self.name, "model_version": self.model.version,
+                "trained_on": self.model.trained_on, "sigma_log2": round(self.model.sigma_log2, 12)}
+
+    async def forecast(self, query: SurrogateQuery, *, seed: int | None = None) -> SurrogateResult:
+        start = time.perf_counter()
+        p = [float(x) for x in self.model.forecast([query.anchor_code], [query.candidate_code], [query.op_name])[0]]
+        return self._result(p, p.index(max(p)) + 1, f"cost model {self.name or ''}".strip(), seed, start)
 
 # %% ../nbs/03_surrogates.ipynb #8acd0707
 def import_litellm():
@@ -1027,7 +1049,7 @@ def resolve_training_artifact(cfg, # a surrogate config (pydantic)
                      cfg.label, prompt["prompt_version"], PROMPT_VERSION)
     return cfg.model_copy(update=update)
 
-# %% ../nbs/03_surrogates.ipynb #716a23ba
+# %% ../nbs/03_surrogates.ipynb #c6c2aafa
 def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
                           *,
                           training_rows=None, # DataFrame for `climatology` (the runner loads `cfg.training_rows`)
@@ -1044,6 +1066,11 @@ def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
         if training_rows is None: raise SurrogateSetupError(f"{cfg.label}: the climatology baseline needs training rows")
         return ClimatologySurrogate(cfg.label, cfg.alpha, seed=seed).fit(training_rows)
     if cfg.backend == "oracle_noise": return OracleNoiseSurrogate(cfg.label, cfg.noise_sigma, cfg.reported_sigma, seed=seed)
+    if cfg.backend == "cost_model":
+        from gpu_forecasters.cost_model import load_cost_model
+        try: model = load_cost_model(cfg.model)
+        except (FileNotFoundError, ValueError) as e: raise SurrogateSetupError(f"{cfg.label}: {e}") from None
+        return CostModelSurrogate(cfg.label, model, cfg.model, seed=seed)
     common = dict(options=cfg.prompt.options(), temperature=cfg.temperature, max_tokens=cfg.max_tokens,
                   timeout_s=cfg.timeout_s, seed=seed, sleep=sleep)
     if cfg.backend == "litellm":
