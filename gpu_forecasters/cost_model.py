@@ -4,11 +4,12 @@
 
 # %% auto #0
 __all__ = ['CODE_COUNTS', 'CODE_MAXIMA', 'MIN_SIGMA_LOG2', 'MODEL_VERSION', 'COST_MODELS', 'code_features', 'variant_features',
-           'pair_sigma', 'bin_probabilities', 'CostModel', 'pair_truth', 'leave_one_pack_out', 'save_cost_model',
-           'fit_shipped_cost_model', 'load_cost_model']
+           'pair_sigma', 'bin_probabilities', 'CostModel', 'pair_truth', 'cross_validate', 'leave_one_pack_out',
+           'save_cost_model', 'fit_shipped_cost_model', 'load_cost_model']
 
-# %% ../nbs/28_cost_model.ipynb #c3eca8e8
+# %% ../nbs/28_cost_model.ipynb #53eb9994
 import math, re
+from scipy.stats import spearmanr
 from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
@@ -81,7 +82,7 @@ def bin_probabilities(log2_ratio, # predicted log2 speedup of candidate over anc
     P = np.diff(np.concatenate([np.zeros((len(mu), 1)), cdf, np.ones((len(mu), 1))], axis=1), axis=1)
     return P / P.sum(axis=1, keepdims=True)
 
-# %% ../nbs/28_cost_model.ipynb #212745a7
+# %% ../nbs/28_cost_model.ipynb #e370047c
 @dataclass
 class CostModel:
     "A fitted cost model: log2 speedup over the pack's reference, and the probability of failure, from a variant's features."
@@ -96,8 +97,10 @@ class CostModel:
     @classmethod
     def fit(cls, rows: list, # landscape rows (pack, params, status, speedup)
             seed: int = 0, # the trees' random state
+            spread: str = "pack", # the spread's folds: "pack" (for packs it never saw) or "variant" (new variants of seen packs)
            ) -> "CostModel":
-        "Fit on landscape rows; the spread comes from out-of-fold predictions (folds = packs, or 5 folds for one pack)."
+        "Fit on landscape rows; the spread comes from out-of-fold predictions (folds = packs, or 5 folds of variants)."
+        if spread not in ("pack", "variant"): raise ValueError(f"spread must be 'pack' or 'variant', got {spread!r}")
         from sklearn.ensemble import HistGradientBoostingClassifier
         feats = [variant_features(get_space(r["pack"]).source(r["params"]), r["pack"]) for r in rows]
         X = _frame(feats, sorted(set().union(*feats)))
@@ -107,7 +110,7 @@ class CostModel:
         if ok.sum() < 5: raise ValueError(f"a cost model needs at least 5 correct variants to learn from; got {int(ok.sum())}")
         y = np.log2([r["speedup"] for r, good in zip(rows, ok) if good])
         packs = np.array([r["pack"] for r in rows])[ok]
-        oof = _out_of_fold(X[ok], y, packs, seed)
+        oof = _out_of_fold(X[ok], y, packs if spread == "pack" else np.zeros(len(y)), seed)
         classifier = None
         if 0 < failed.sum() < len(rows): classifier = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed).fit(X, failed)
         counts = {p: int((np.array([r["pack"] for r in rows]) == p).sum()) for p in sorted(set(r["pack"] for r in rows))}
@@ -140,7 +143,7 @@ class CostModel:
         return np.concatenate([fail, (1 - fail) * P], axis=1)
 
 def _out_of_fold(X: pd.DataFrame, y: np.ndarray, groups: np.ndarray, seed: int) -> np.ndarray:
-    "Predictions of each row by a model that did not see its group (or its fold, with one group)."
+    "Predictions of each row by a model that did not see its group (or its fold of 5, with one group)."
     from sklearn.model_selection import GroupKFold, KFold
     splits = (GroupKFold(len(set(groups))).split(X, y, groups) if len(set(groups)) > 1
               else KFold(min(5, len(y)), shuffle=True, random_state=seed).split(X))
@@ -150,7 +153,7 @@ def _out_of_fold(X: pd.DataFrame, y: np.ndarray, groups: np.ndarray, seed: int) 
         oof[test] = _regressor(seed).fit(X.iloc[train][seen], y[train]).predict(X.iloc[test][seen])
     return oof
 
-# %% ../nbs/28_cost_model.ipynb #f4035afe
+# %% ../nbs/28_cost_model.ipynb #fb7687a5
 def pair_truth(rows: list) -> tuple:
     "(anchor index, candidate index, true bin) of every ordered pair of distinct correct rows."
     ok = [i for i, r in enumerate(rows) if r["status"] == "ok"]
@@ -158,28 +161,36 @@ def pair_truth(rows: list) -> tuple:
     s = np.array([r["speedup"] for r in rows], dtype=object)
     return a, c, bins_of((s[c] / s[a]).astype(float)) if len(a) else np.zeros(0, int)
 
-def leave_one_pack_out(rows: list, # landscape rows of two or more packs
-                       seed: int = 0, # the trees' random state
-                      ) -> pd.DataFrame:
-    "Per held-out pack: pairs, RPS and NLL of the model and of climatology, their skill, accuracy, and Spearman."
+def cross_validate(rows: list, # landscape rows
+                   split: str = "pack", # "pack": each pack held out whole; "variant": k folds of each pack's variants
+                   folds: int = 5, # folds of a pack's variants (split "variant")
+                   seed: int = 0, # the trees' and the folds' random state
+                  ) -> pd.DataFrame:
+    "Per pack, its variants predicted by models that never saw them: pairs, RPS and NLL against climatology, skill, accuracy, Spearman."
     from gpu_forecasters.metrics import nll, rps
-    from scipy.stats import spearmanr
+    from sklearn.model_selection import KFold
+    if split not in ("pack", "variant"): raise ValueError(f"split must be 'pack' or 'variant', got {split!r}")
     packs = sorted({r["pack"] for r in rows})
-    if len(packs) < 2: raise ValueError(f"leave-one-pack-out needs rows of two or more packs; got {packs}")
+    if split == "pack" and len(packs) < 2: raise ValueError(f"leave-one-pack-out needs rows of two or more packs; got {packs}")
     out = []
     for held in packs:
-        train, test = [r for r in rows if r["pack"] != held], [r for r in rows if r["pack"] == held]
-        model = CostModel.fit(train, seed=seed)
+        test, others = [r for r in rows if r["pack"] == held], [r for r in rows if r["pack"] != held]
         a, c, y = pair_truth(test)
         if not len(y): continue
-        clim = np.bincount(np.concatenate([pair_truth([r for r in train if r["pack"] == p])[2] for p in packs if p != held]),
-                           minlength=N_BINS + 1)[1:] + 0.5
+        parts = ([(others, np.arange(len(test)))] if split == "pack" else
+                 [(others + [test[i] for i in tr], te) for tr, te in KFold(min(folds, len(test)), shuffle=True, random_state=seed).split(test)])
         src = [get_space(held).source(r["params"]) for r in test]
-        log2 = model.predict_log2(src, [held] * len(src))
-        P = bin_probabilities(log2[c] - log2[a], model.sigma_log2)
-        C = np.tile(clim / clim.sum(), (len(y), 1))
+        log2, sigmas, clim = np.zeros(len(test)), [], np.full(N_BINS, 0.5)
+        for train, idx in parts:
+            model = CostModel.fit(train, seed=seed, spread=split)
+            log2[idx] = model.predict_log2([src[i] for i in idx], [held] * len(idx))
+            sigmas.append(model.sigma_log2)
+            train_bins = [pair_truth([r for r in train if r["pack"] == p])[2] for p in sorted({r["pack"] for r in train})]
+            clim += np.bincount(np.concatenate(train_bins), minlength=N_BINS + 1)[1:]
+        sigma = float(np.mean(sigmas))
+        P, C = bin_probabilities(log2[c] - log2[a], sigma), np.tile(clim / clim.sum(), (len(y), 1))
         ok = [i for i, r in enumerate(test) if r["status"] == "ok"]
-        out.append(dict(pack=held, variants=len(test), correct=len(ok), pairs=len(y), sigma_log2=model.sigma_log2,
+        out.append(dict(pack=held, split=split, variants=len(test), correct=len(ok), pairs=len(y), sigma_log2=sigma,
                         rps=rps(P, y).mean(), rps_climatology=rps(C, y).mean(), nll=nll(P, y).mean(),
                         nll_climatology=nll(C, y).mean(), accuracy=float((P.argmax(1) + 1 == y).mean()),
                         accuracy_climatology=float((C.argmax(1) + 1 == y).mean()),
@@ -187,6 +198,12 @@ def leave_one_pack_out(rows: list, # landscape rows of two or more packs
     df = pd.DataFrame(out)
     df["rps_skill"], df["nll_skill"] = 1 - df.rps / df.rps_climatology, 1 - df.nll / df.nll_climatology
     return df
+
+def leave_one_pack_out(rows: list, # landscape rows of two or more packs
+                       seed: int = 0, # the trees' random state
+                      ) -> pd.DataFrame:
+    "`cross_validate` with each pack held out whole: how the model does on a kernel it never saw."
+    return cross_validate(rows, "pack", seed=seed)
 
 # %% ../nbs/28_cost_model.ipynb #ea01c06b
 COST_MODELS = {"h200": ("cost_model_h200", "h200")}  # shipped models: name -> (folder under measured_data/, landscape name)
