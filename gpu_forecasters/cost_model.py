@@ -7,8 +7,9 @@ __all__ = ['CODE_COUNTS', 'CODE_MAXIMA', 'MIN_SIGMA_LOG2', 'MODEL_VERSION', 'COS
            'pair_sigma', 'bin_probabilities', 'CostModel', 'pair_truth', 'cross_validate', 'leave_one_pack_out',
            'save_cost_model', 'fit_shipped_cost_model', 'load_cost_model']
 
-# %% ../nbs/28_cost_model.ipynb #53eb9994
+# %% ../nbs/28_cost_model.ipynb #a4090cf8
 import math, re
+from collections import Counter
 from scipy.stats import spearmanr
 from dataclasses import dataclass, field
 import numpy as np
@@ -82,7 +83,7 @@ def bin_probabilities(log2_ratio, # predicted log2 speedup of candidate over anc
     P = np.diff(np.concatenate([np.zeros((len(mu), 1)), cdf, np.ones((len(mu), 1))], axis=1), axis=1)
     return P / P.sum(axis=1, keepdims=True)
 
-# %% ../nbs/28_cost_model.ipynb #e370047c
+# %% ../nbs/28_cost_model.ipynb #1d47aa7f
 @dataclass
 class CostModel:
     "A fitted cost model: log2 speedup over the pack's reference, and the probability of failure, from a variant's features."
@@ -104,8 +105,8 @@ class CostModel:
         from sklearn.ensemble import HistGradientBoostingClassifier
         feats = [variant_features(get_space(r["pack"]).source(r["params"]), r["pack"]) for r in rows]
         X = _frame(feats, sorted(set().union(*feats)))
-        columns = [c for c in X.columns if X[c].notna().any()]  # a column the rows never give cannot be learned from
-        X, failed = _frame(feats, columns), np.array([r["status"] != "ok" for r in rows])
+        X = X.loc[:, X.notna().any()]  # a column the rows never give cannot be learned from
+        columns, failed = list(X.columns), np.array([r["status"] != "ok" for r in rows])
         ok = ~failed
         if ok.sum() < 5: raise ValueError(f"a cost model needs at least 5 correct variants to learn from; got {int(ok.sum())}")
         y = np.log2([r["speedup"] for r, good in zip(rows, ok) if good])
@@ -113,7 +114,7 @@ class CostModel:
         oof = _out_of_fold(X[ok], y, packs if spread == "pack" else np.zeros(len(y)), seed)
         classifier = None
         if 0 < failed.sum() < len(rows): classifier = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed).fit(X, failed)
-        counts = {p: int((np.array([r["pack"] for r in rows]) == p).sum()) for p in sorted(set(r["pack"] for r in rows))}
+        counts = dict(sorted(Counter(r["pack"] for r in rows).items()))
         return cls(columns, _regressor(seed).fit(X[ok], y), classifier, float(failed.mean()),
                    pair_sigma(y, oof, packs), counts)
 
