@@ -9,13 +9,14 @@ __all__ = ['ERROR_KINDS', 'LABEL_RE', 'SurrogateConfig', 'BACKENDS', 'PROVIDER_K
            'classify_error', 'is_final_error', 'RetryPolicy', 'row_seed', 'Attempt', 'hash_of', 'LLMSurrogate',
            'PromptConfig', 'LiteLLMConfig', 'OpenAIHTTPConfig', 'TinkerConfig', 'LocalConfig', 'UniformConfig',
            'ClimatologyConfig', 'OracleNoiseConfig', 'CostModelConfig', 'UniformSurrogate', 'ClimatologySurrogate',
-           'gaussian_bin_probs', 'OracleNoiseSurrogate', 'CostModelSurrogate', 'import_litellm', 'missing_provider_key',
-           'require_env', 'LiteLLMSurrogate', 'HTTPStatusError', 'ContextWindowExceededError', 'OpenAIHTTPSurrogate',
-           'close_surrogates', 'HarmonyTokenizer', 'load_tokenizer', 'make_renderer', 'render_tinker_prompt',
-           'parse_completion', 'SamplerSurrogate', 'is_hub_checkpoint', 'hub_adapter_ref', 'AdapterUnavailableError',
-           'hub_adapter_dir', 'TinkerSurrogate', 'is_random_model', 'random_model_config', 'build_random_model',
-           'load_causal_lm', 'base_fingerprint', 'write_base_fingerprint', 'check_adapter_base', 'LocalSurrogate',
-           'resolve_training_artifact', 'surrogate_from_config', 'check_credentials']
+           'gaussian_bin_probs', 'OracleNoiseSurrogate', 'CostModelSurrogate', 'LearningCostModelSurrogate',
+           'import_litellm', 'missing_provider_key', 'require_env', 'LiteLLMSurrogate', 'HTTPStatusError',
+           'ContextWindowExceededError', 'OpenAIHTTPSurrogate', 'close_surrogates', 'HarmonyTokenizer',
+           'load_tokenizer', 'make_renderer', 'render_tinker_prompt', 'parse_completion', 'SamplerSurrogate',
+           'is_hub_checkpoint', 'hub_adapter_ref', 'AdapterUnavailableError', 'hub_adapter_dir', 'TinkerSurrogate',
+           'is_random_model', 'random_model_config', 'build_random_model', 'load_causal_lm', 'base_fingerprint',
+           'write_base_fingerprint', 'check_adapter_base', 'LocalSurrogate', 'resolve_training_artifact',
+           'surrogate_from_config', 'check_credentials']
 
 # %% ../nbs/03_surrogates.ipynb #2df806d6
 import asyncio, hashlib, importlib.util, json, logging, math, os, random, re, threading, time, traceback
@@ -212,7 +213,7 @@ async def _forecast_with_retries(self: LLMSurrogate, query: SurrogateQuery, *, s
 
 LLMSurrogate.forecast = _forecast_with_retries
 
-# %% ../nbs/03_surrogates.ipynb #24a50363
+# %% ../nbs/03_surrogates.ipynb #7f33b9ad
 LABEL_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # a label cannot start with "_": `_meta` is reserved in metrics.json
 
 class PromptConfig(BaseModel):
@@ -305,6 +306,9 @@ class CostModelConfig(_Base):
     "A learned cost model (notebook 28_cost_model): gradient boosting on each kernel's parameters and code."
     backend: Literal["cost_model"]
     model: str = "h200"  # a shipped model's name or a folder written by `cost_model.save_cost_model`
+    hold_out: list[str] = []  # packs it must not have seen: fitted again on its landscape without them (a shipped model only)
+    online: bool = False  # learn from each measurement a search pays for (`cost_model.LearningCostModel`; a shipped model only)
+    refit_every: int = Field(8, ge=1)  # online: refit after this many new measurements
 
 SurrogateConfig = Annotated[Union[LiteLLMConfig, OpenAIHTTPConfig, TinkerConfig, LocalConfig, UniformConfig,
                                   ClimatologyConfig, OracleNoiseConfig, CostModelConfig], Field(discriminator="backend")]
@@ -402,22 +406,28 @@ class OracleNoiseSurrogate(_Baseline):
         p = gaussian_bin_probs(m, self.reported_sigma)
         return self._result(p, p.index(max(p)) + 1, f"noisy oracle (sigma {self.noise_sigma:g})", seed, start)
 
-# %% ../nbs/03_surrogates.ipynb #ce541e6e
+# %% ../nbs/03_surrogates.ipynb #8968c061
 class CostModelSurrogate(_Baseline):
     "A fitted `cost_model.CostModel` answering (anchor, candidate) queries from their code."
     backend = "cost_model"
-    def __init__(self, label: str, model, name: str = "", seed: int | None = None):
+    def __init__(self, label: str, model, name: str = "", seed: int | None = None, hold_out=()):
         super().__init__(label, seed)
-        self.model, self.name = model, name
+        self.model, self.name, self.hold_out = model, name, sorted(hold_out)
 
     def hash_fields(self) -> dict:
-        return {**super().hash_fields(), "model": self.name, "model_version": self.model.version,
-                "trained_on": self.model.trained_on, "sigma_log2": round(self.model.sigma_log2, 12)}
+        out = {**super().hash_fields(), "model": self.name, "model_version": self.model.version,
+               "trained_on": self.model.trained_on, "sigma_log2": round(self.model.sigma_log2, 12)}
+        return {**out, "hold_out": self.hold_out} if self.hold_out else out
 
     async def forecast(self, query: SurrogateQuery, *, seed: int | None = None) -> SurrogateResult:
         start = time.perf_counter()
         p = [float(x) for x in self.model.forecast([query.anchor_code], [query.candidate_code], [query.op_name])[0]]
         return self._result(p, p.index(max(p)) + 1, f"cost model {self.name or ''}".strip(), seed, start)
+
+class LearningCostModelSurrogate(CostModelSurrogate):
+    "A cost model that learns from a search's paid measurements: the search driver calls `observe` with each one."
+    def hash_fields(self) -> dict: return {**super().hash_fields(), "online": True, "refit_every": self.model.refit_every}
+    def observe(self, code: str, evaluation: dict) -> bool: return self.model.observe(code, evaluation)
 
 # %% ../nbs/03_surrogates.ipynb #8acd0707
 def import_litellm():
@@ -1049,7 +1059,7 @@ def resolve_training_artifact(cfg, # a surrogate config (pydantic)
                      cfg.label, prompt["prompt_version"], PROMPT_VERSION)
     return cfg.model_copy(update=update)
 
-# %% ../nbs/03_surrogates.ipynb #c6c2aafa
+# %% ../nbs/03_surrogates.ipynb #6a09485c
 def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
                           *,
                           training_rows=None, # DataFrame for `climatology` (the runner loads `cfg.training_rows`)
@@ -1067,10 +1077,13 @@ def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
         return ClimatologySurrogate(cfg.label, cfg.alpha, seed=seed).fit(training_rows)
     if cfg.backend == "oracle_noise": return OracleNoiseSurrogate(cfg.label, cfg.noise_sigma, cfg.reported_sigma, seed=seed)
     if cfg.backend == "cost_model":
-        from gpu_forecasters.cost_model import load_cost_model
-        try: model = load_cost_model(cfg.model)
+        from gpu_forecasters.cost_model import LearningCostModel, fit_held_out, load_cost_model, training_rows
+        try:
+            model = fit_held_out(cfg.model, cfg.hold_out) if cfg.hold_out else load_cost_model(cfg.model)
+            if not cfg.online: return CostModelSurrogate(cfg.label, model, cfg.model, seed=seed, hold_out=cfg.hold_out)
+            learner = LearningCostModel(model, training_rows(cfg.model, cfg.hold_out)[0], cfg.refit_every)
+            return LearningCostModelSurrogate(cfg.label, learner, cfg.model, seed=seed, hold_out=cfg.hold_out)
         except (FileNotFoundError, ValueError) as e: raise SurrogateSetupError(f"{cfg.label}: {e}") from None
-        return CostModelSurrogate(cfg.label, model, cfg.model, seed=seed)
     common = dict(options=cfg.prompt.options(), temperature=cfg.temperature, max_tokens=cfg.max_tokens,
                   timeout_s=cfg.timeout_s, seed=seed, sleep=sleep)
     if cfg.backend == "litellm":

@@ -14,8 +14,8 @@ __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 
            'replay', 'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json', 'evaluation_event',
            'Summary', 'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs', 'ConfigMismatch',
            'SeedUnavailable', 'config_diff', 'logged_config', 'SearchDriver', 'surrogate_query', 'Providers',
-           'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate',
-           'simulation_arms', 'simulation_summary', 'evaluations_to_match']
+           'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate_run',
+           'simulate', 'simulation_arms', 'simulation_summary', 'evaluations_to_match']
 
 # %% ../../nbs/24_search.ipynb #74bcee93
 import argparse, asyncio, bisect, contextlib, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
@@ -1228,7 +1228,7 @@ class SearchDriver:
             try: self._close()
             finally: self.log.close()
 
-# %% ../../nbs/24_search.ipynb #b8f797cd
+# %% ../../nbs/24_search.ipynb #c2500a85
 def _can_price(provider, toy: bool) -> bool:
     if hasattr(provider, "can_price"): return bool(provider.can_price())
     return toy  # the toy and scripted providers report a cost of 0.0
@@ -1263,14 +1263,24 @@ def _start(self: SearchDriver, events: list) -> SearchState:
     if mismatch: raise ConfigMismatch(mismatch)
     if state.stopped is not None: return state
     self._preflight(state.init.environment)
+    for e in events: self._observe(state, e)  # a learning surrogate sees the measurements of the run so far, in log order
     operational = {f: b for f, _, b in diffs}
     return self._append(state, RunResumed(versions=run_versions(), operational=operational, dropped_bytes=self.log.dropped_bytes))
+
+@patch
+def _observe(self: SearchDriver, state: SearchState, e):
+    "Show a learning surrogate (one with `observe(code, evaluation)`) a paid measurement once it is logged: the seed's or a child's."
+    observe = getattr(self.surrogate, "observe", None)
+    if observe is None: return
+    if e.kind == "seed_evaluation_completed": observe(state.init.seed_code, e.evaluation)
+    elif e.kind == "evaluation_completed": observe(state.candidate(e.request_id).code, e.evaluation)
 
 @patch
 def _append(self: SearchDriver, state: SearchState, e) -> SearchState:
     "Stamp, append, read back and apply one event."
     stored = self.log.append(e.model_copy(update={"at": utc_now()}))
     state = self.state = apply_event(state, stored)
+    self._observe(state, stored)
     if stored.kind == "step_completed":
         if self.run_dir is not None: write_outputs(state, self.run_dir)
         if self.progress is not None: self.progress(state)
@@ -1630,26 +1640,33 @@ def search_main(argv=None, # arguments after `search` (default: sys.argv[1:])
     args = p.parse_args(argv)
     return search_command(args.config, args.output_dir, debug=args.debug)
 
-# %% ../../nbs/24_search.ipynb #bfb2b276
-def simulate(arms: Mapping[str, Mapping], # arm name -> toy config (a dict, as in a config file)
+# %% ../../nbs/24_search.ipynb #500afe9b
+def simulate_run(raw: Mapping, # a config (a dict, as in a config file)
+                 seed: int, # the search seed
+                 max_evaluations: int, # paid evaluations
+                 where: str = "simulation", # names the config in errors
+                ) -> list[dict]: # evaluations_paid (0..max_evaluations), gpu_seconds, best_reward
+    "One inline search over an in-memory log: best reward and GPU-seconds after each paid evaluation (carried on if it stops sooner)."
+    over = {"seed": seed, "budgets": {"max_evaluations": max_evaluations}, "concurrency": {"executor": "inline"}}
+    cfg = config_from_dict(_merge(raw, over), where=where)
+    p = make_providers(cfg)
+    driver = SearchDriver(cfg, p.mutator, p.evaluator, p.surrogate, log=MemoryEventLog())
+    try: driver.run()
+    finally: p.close()
+    at = {r["evaluations_paid"]: r for r in trajectory_rows(driver.state)}
+    rows, last = [], {"gpu_seconds": 0.0, "best_reward": None}
+    for k in range(max_evaluations + 1):
+        last = at.get(k, last)
+        rows.append({"evaluations_paid": k, "gpu_seconds": last["gpu_seconds"], "best_reward": last["best_reward"]})
+    return rows
+
+def simulate(arms: Mapping[str, Mapping], # arm name -> config (a dict, as in a config file)
              seeds: Sequence[int], # search seeds
              max_evaluations: int, # paid evaluations per run
-            ) -> pd.DataFrame: # columns arm, seed, evaluations_paid (0..max_evaluations), best_reward
-    "Best reward against paid evaluations for every (arm, seed)."
-    rows = []
-    for arm, raw in arms.items():
-        for seed in seeds:
-            over = {"seed": seed, "budgets": {"max_evaluations": max_evaluations}, "concurrency": {"executor": "inline"}}
-            cfg = config_from_dict(_merge(raw, over), where=f"arm {arm}")
-            p = make_providers(cfg)
-            driver = SearchDriver(cfg, p.mutator, p.evaluator, p.surrogate, log=MemoryEventLog())
-            driver.run()
-            best_at = {r["evaluations_paid"]: r["best_reward"] for r in trajectory_rows(driver.state)}
-            best = None
-            for k in range(max_evaluations + 1):
-                best = best_at.get(k, best)
-                rows.append({"arm": arm, "seed": seed, "evaluations_paid": k, "best_reward": best})
-    return pd.DataFrame(rows)
+            ) -> pd.DataFrame: # columns arm, seed, evaluations_paid (0..max_evaluations), gpu_seconds, best_reward
+    "Best reward (and GPU-seconds spent) against paid evaluations for every (arm, seed)."
+    return pd.DataFrame([{"arm": arm, "seed": seed, **r} for arm, raw in arms.items() for seed in seeds
+                         for r in simulate_run(raw, seed, max_evaluations, where=f"arm {arm}")])
 
 # %% ../../nbs/24_search.ipynb #cf354129
 def simulation_arms(accuracies: Sequence[float] = (0.125, 0.4, 0.6, 0.8), # oracle accuracies of the filtered arms (0.125: random)

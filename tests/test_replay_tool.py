@@ -1,0 +1,43 @@
+"""End to end: tools/replay_landscape.py replays every arm on a landscape, one line per finished (pack, arm, seed) run,
+writes a manifest naming the landscape and the arms, resumes without running anything again, and refuses a landscape
+that is missing variants of a pack with one line and exit 2."""
+import json, math, subprocess, sys
+from pathlib import Path
+from gpu_forecasters.search.variants import get_space
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = ROOT / 'tools' / 'replay_landscape.py'
+
+def run_tool(*args, cwd):
+    return subprocess.run([sys.executable, str(TOOL), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+def made_up_landscape(folder: Path, keep=None):
+    space = get_space('fp8_quant')
+    rows = []
+    for p in space:
+        s = 1.0 if p['impl'].startswith('torch') else 2 ** (0.3 + 0.1 * math.log2(p['GROUPS']))
+        rows.append(dict(variant_id=space.variant_id(p), pack='fp8_quant', space_version=space.version, params=p, status='ok',
+                         reason=None, message=None, speedup=s, speedup_ci=[s * 0.99, s * 1.01], flags=[], cases=[], gpu_seconds=6.0,
+                         device={'name': 'NVIDIA H200', 'torch': '2.11.0', 'triton': '3.6.0'}, config={}))
+    folder.mkdir()
+    (folder / 'measurements.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows[:keep]))
+    return folder
+
+def test_replay_runs_resumes_and_refuses_a_partial_landscape(tmp_path):
+    land, out = made_up_landscape(tmp_path / 'land'), tmp_path / 'replay'
+    args = ('--landscape', land, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 8, '--no-cost-model', '--out', out)
+    r = run_tool(*args, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    runs = [json.loads(l) for l in (out / 'runs.jsonl').read_text().splitlines()]
+    assert sorted((x['arm'], x['seed']) for x in runs) == sorted((a, s) for a in ('standard', 'filtered_random', 'filtered_acc0.6') for s in (0, 1))
+    assert all(x['tags'] == {'pack': 'fp8_quant'} and len(x['best_reward']) == 9 and x['gpu_seconds'][0] == 6.0 for x in runs)
+    assert all(b >= a for x in runs for a, b in zip(x['best_reward'], x['best_reward'][1:]))  # a best never decreases
+    manifest = json.loads((out / 'MANIFEST.json').read_text())
+    assert (manifest['landscape'], manifest['seeds'], manifest['max_evaluations']) == ('land', 2, 8)
+    assert set(manifest['arms']['fp8_quant']) == {'standard', 'filtered_random', 'filtered_acc0.6'}
+    r = run_tool(*args, cwd=tmp_path)  # resumed: nothing runs again
+    assert r.returncode == 0 and '1/6' not in r.stdout, r.stdout[-2000:]
+    assert len((out / 'runs.jsonl').read_text().splitlines()) == 6
+    partial = made_up_landscape(tmp_path / 'partial', keep=100)
+    r = run_tool('--landscape', partial, '--no-cost-model', '--out', tmp_path / 'p', cwd=tmp_path)
+    assert r.returncode == 2 and 'has 100 of the 171 variants of fp8_quant' in r.stderr and not (tmp_path / 'p').exists(), r.stderr

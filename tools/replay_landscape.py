@@ -1,0 +1,62 @@
+"""Replay standard and surrogate-filtered searches on a measured landscape, many seeds per arm, resumably.
+
+    python tools/replay_landscape.py                                    # every pack of the H200 landscape, 20 seeds, 64 paid
+    python tools/replay_landscape.py --packs trimul --seeds 5 --max-evaluations 32 --out /tmp/replay
+    python tools/replay_landscape.py --landscape path/to/folder --no-cost-model --out /tmp/replay
+
+For each pack the arms of `search.replay.landscape_arms` (standard; filtered with the random oracle, the noisy oracle
+at accuracy 0.6, the cost model held out from the pack, and the cost model learning online) run with seeds 0..N-1.
+Each finished (pack, arm, seed) run is appended to `<out>/runs.jsonl` (fsynced); a rerun skips finished runs and
+runs again only what is missing or whose arm config changed. `<out>/MANIFEST.json` records the landscape (name,
+sha256 of its measurements), the seeds, the budget, every arm's config hash and the package version; it is
+rewritten at the end. Every pack of the landscape must be complete (every variant of its space measured): a search
+may step onto any point.
+"""
+import argparse, hashlib, json, os, sys, time
+from pathlib import Path
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--landscape", default="h200", help="a shipped landscape's name or a folder written by tools/measure_landscape.py")
+    ap.add_argument("--packs", default=None, help="comma-separated packs (default: every pack of the landscape)")
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--max-evaluations", type=int, default=64)
+    ap.add_argument("--accuracies", default="0.125,0.6")
+    ap.add_argument("--no-cost-model", action="store_true", help="no cost-model arms")
+    ap.add_argument("--out", default=None, help="output folder (default: gpu_forecasters/measured_data/replay_<landscape>)")
+    args = ap.parse_args(argv)
+    import gpu_forecasters
+    from gpu_forecasters.search.landscape import MEASURED_DIR, LandscapeError, load_landscape
+    from gpu_forecasters.search.replay import arm_hash, landscape_arms, replay
+    try: landscape = load_landscape(args.landscape)
+    except (FileNotFoundError, LandscapeError) as e:
+        print(f"replay: {e}", file=sys.stderr); return 2
+    packs = args.packs.split(",") if args.packs else landscape.packs
+    for pack in packs:
+        if pack not in landscape.packs:
+            print(f"replay: landscape {landscape.name} has no pack {pack} (packs: {', '.join(landscape.packs)})", file=sys.stderr); return 2
+        measured, size = landscape.coverage(pack)
+        if measured < size:
+            print(f"replay: landscape {landscape.name} has {measured} of the {size} variants of {pack}; a replay needs them all "
+                  "(measure the rest with tools/measure_landscape.py)", file=sys.stderr); return 2
+    out = Path(args.out) if args.out else MEASURED_DIR / f"replay_{landscape.name}"
+    accuracies = tuple(float(a) for a in args.accuracies.split(","))
+    cost_model = None if args.no_cost_model else "h200"
+    started, arms_of = time.perf_counter(), {}
+    for pack in packs:
+        arms = arms_of[pack] = landscape_arms(pack, args.landscape, accuracies, cost_model)
+        print(f"replay {pack}: {len(arms)} arms x {args.seeds} seeds, {args.max_evaluations} paid evaluations each", flush=True)
+        replay(arms, range(args.seeds), args.max_evaluations, out=out / "runs.jsonl", tags={"pack": pack},
+               progress=lambda line, pack=pack: print(f"  {pack} {line}", flush=True))
+    sha = landscape.manifest.get("files", {}).get("measurements.jsonl", {}).get("sha256")
+    manifest = {"kind": "replay", "landscape": landscape.name, "landscape_sha256": sha, "seeds": args.seeds,
+                "max_evaluations": args.max_evaluations, "package_version": gpu_forecasters.__version__,
+                "arms": {pack: {arm: {"hash": arm_hash(raw), "config": raw} for arm, raw in arms.items()} for pack, arms in arms_of.items()},
+                "runs_sha256": hashlib.sha256((out / "runs.jsonl").read_bytes()).hexdigest()}
+    tmp = out / "MANIFEST.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1) + "\n"); os.replace(tmp, out / "MANIFEST.json")
+    print(f"replay: done in {time.perf_counter() - started:.0f} s; {out / 'runs.jsonl'}")
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())
