@@ -16,13 +16,13 @@ __all__ = ['LEDGER_FIELDS', 'PR_SET_DUMPABLE', 'JUDGE_GRACE_S', 'GPU_TYPES', 'GP
            'format_baselines', 'baselines_command', 'noise_summary', 'sandbox_comparison', 'verify_gpu',
            'verify_gpu_command', 'UnsupportedDevice']
 
-# %% ../nbs/19_backends.ipynb #132cca2f
+# %% ../nbs/19_backends.ipynb #0cdc4b83
 import contextlib, dataclasses, datetime, hashlib, importlib, json, os, queue, re, signal, sys, threading, time, traceback, warnings
 import multiprocessing as mp, multiprocessing.util, multiprocessing.resource_tracker, socket, subprocess
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple, Protocol, runtime_checkable
-from .harness import (EvalConfig, EvalRequest, Evaluation, WORKER_POOL, run_judge, bootstrap_ratio_ci, _exit_reason, _process_table,
+from .harness import (Comparison, EvalConfig, EvalRequest, Evaluation, WORKER_POOL, run_judge, bootstrap_ratio_ci, _exit_reason, _process_table,
                                      become_subreaper, descendants, gpu_processes, progress_listener, progress_text, progress_to)
 from .sandbox import SandboxUnavailable, require_sandbox
 from .worker import Channel, WireError
@@ -812,7 +812,7 @@ def compare(pack, # a pack name, or a registered `KernelPack`
     finally:
         if owned: runner.close()
 
-# %% ../nbs/19_backends.ipynb #b7f77002
+# %% ../nbs/19_backends.ipynb #ace21bdd
 @runtime_checkable
 class Evaluator(Protocol):
     "What the search and the eval-set builder call: blocking, safe to call from several threads at once."
@@ -849,6 +849,21 @@ class PackEvaluator:
             future.cancel()
             return infra_evaluation(request, "client_timeout", f"request {request_id}: no result within {timeout_s:g} s",
                                     getattr(self.backend, "name", None), getattr(self.backend, "device_name", None))
+
+    def compare(self, anchor_code: str, # the anchor's source (untrusted, checked like the candidate)
+                code: str, # the candidate's source
+                *, request_id: str | None = None, # the caller's id (appears in timeout messages)
+                timeout_s: float | None = None, # give up waiting after this long (None: wait)
+               ) -> Comparison:
+        "Measure `code` against `anchor_code` head to head (both in one judge, interleaved) and wait: a `Comparison`."
+        request = EvalRequest(self.pack.name, self.case_set, code, anchor_code=anchor_code, config=self.config, mode="compare")
+        future = self.backend.submit(request)
+        try: return future.result(timeout=timeout_s)
+        except TimeoutError:
+            future.cancel()
+            ev = infra_evaluation(request, "client_timeout", f"request {request_id}: no result within {timeout_s:g} s",
+                                  getattr(self.backend, "name", None), getattr(self.backend, "device_name", None))
+            return Comparison(self.pack.name, self.case_set, "infra_failure", candidate=ev, device=ev.device)
 
     def environment(self):
         "The judging environment prompts may state (`EvalEnvironment`)."

@@ -5,14 +5,15 @@
 # %% auto #0
 __all__ = ['SEARCH_LOG_COLUMNS', 'LOG_FORMATS', 'HARVEST_COLUMNS', 'FAILURE_OUTCOMES', 'REMEASURE_LOG', 'DROP_REASONS',
            'COUNT_KEYS', 'BIN_NAMES', 'DROPPED_COLUMNS', 'SearchLogError', 'feedback_speedup', 'detect_log_format',
-           'search_log_table', 'band', 'goal_reward', 'EventLogRef', 'PackLogs', 'FillSettings', 'LeakageSettings',
-           'RemeasureSettings', 'EvalSetBuilderConfig', 'load_builder_config', 'check_log_pack', 'archive_node_ids',
-           'harvest', 'select_fill_seed', 'edge_distance_log2', 'remeasure', 'RemeasureLog', 'h64', 'cap_priority',
-           'goal_note', 'fill_search_config', 'run_fill_search', 'BuildResult', 'build_eval_set',
-           'mine_discovery_pairs', 'export_discovery_pairs', 'mine_pairs_command', 'build_evalset_command']
+           'search_log_table', 'band', 'goal_reward', 'EventLogRef', 'LandscapePairs', 'PackLogs', 'FillSettings',
+           'LeakageSettings', 'RemeasureSettings', 'EvalSetBuilderConfig', 'load_builder_config', 'check_log_pack',
+           'archive_node_ids', 'harvest', 'landscape_pairs', 'select_fill_seed', 'edge_distance_log2', 'remeasure',
+           'RemeasureLog', 'h64', 'cap_priority', 'goal_note', 'fill_search_config', 'run_fill_search', 'BuildResult',
+           'build_eval_set', 'mine_discovery_pairs', 'export_discovery_pairs', 'mine_pairs_command',
+           'build_evalset_command']
 
-# %% ../nbs/40_evalset.ipynb #84aea114
-import datetime, hashlib, json, math, os, subprocess, sys, warnings
+# %% ../nbs/40_evalset.ipynb #f89bc5ed
+import datetime, hashlib, json, math, os, random, subprocess, sys, warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Callable, Literal, Union
@@ -295,7 +296,7 @@ def goal_reward(speedup, # the measured S, or None / NaN for a failed kernel
     s = _finite_speedup(speedup) if speedup is not None else math.nan
     return None if math.isnan(s) else -abs(math.log(s) - math.log(mid))
 
-# %% ../nbs/40_evalset.ipynb #446e84a8
+# %% ../nbs/40_evalset.ipynb #0157e564
 _TOY = "toy"  # the search's toy problem: accepted as a pack name (its kernels are bit strings, not Python)
 
 class _Strict(BaseModel):
@@ -313,11 +314,17 @@ class EventLogRef(_Strict):
         if (self.path is None) == (self.hub_config is None): raise ValueError("give exactly one of path and hub_config")
         return self
 
+class LandscapePairs(_Strict):
+    "Pairs of a measured landscape's variants: anchor and candidate both timed against the pack's reference, the pair's speedup their ratio."
+    name: str = "h200"  # a shipped landscape's name or a folder written by tools/measure_landscape.py
+    pairs: int = Field(4000, ge=1)  # ordered (anchor, candidate) pairs drawn, seeded, before de-duplication and caps
+
 class PackLogs(_Strict):
     "One pack's harvest."
     pack: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")  # a registered pack (`gpu-forecasters packs`), or "toy"
     event_logs: list[EventLogRef] = []
     scope: Literal["all_evaluated", "final_archive"] = "all_evaluated"
+    landscape: LandscapePairs | None = None  # also pairs of a measured landscape's variants (the anchor is a variant, not the reference)
 
 class FillSettings(_Strict):
     "Whether and how short bins are filled by goal-band searches."
@@ -453,6 +460,38 @@ def harvest(tables, # {tag: table}, or a list of tables (tag from `attrs['tag']`
     if not parts: return pd.DataFrame(columns=list(HARVEST_COLUMNS))
     return pd.concat(parts, ignore_index=True)
 
+# %% ../nbs/40_evalset.ipynb #d4a0f7a3
+def landscape_pairs(spec: "LandscapePairs", # the pack's `landscape` setting
+                    pack: str, # the pack
+                    *,
+                    seed: int = 0, # the builder's seed
+                    failures: bool = False, # also failing candidates (bin 0 rows)
+                    base_dir=None, # a relative landscape folder is also looked up here
+                   ) -> pd.DataFrame: # HARVEST_COLUMNS + anchor_code; attrs: landscape, sha256
+    "Candidate rows of ordered pairs of a pack's measured variants; S = S_candidate / S_anchor (both against the reference)."
+    from gpu_forecasters.search.landscape import LANDSCAPES, load_landscape
+    from gpu_forecasters.search.variants import get_space
+    where = Path(spec.name)
+    if spec.name not in LANDSCAPES and not where.exists() and base_dir is not None and (Path(base_dir) / where).exists(): where = Path(base_dir) / where
+    land = load_landscape(spec.name if spec.name in LANDSCAPES else where)
+    rows = land.of_pack(pack)
+    ok = [r for r in rows if r["status"] == "ok" and r["speedup"]]
+    if len(ok) < 2: raise ValueError(f"landscape {land.name}: pack {pack} has {len(ok)} correct variant(s); pairs need at least 2")
+    cands = ok + ([r for r in rows if r["status"] in FAILURE_OUTCOMES] if failures else [])
+    every = [(i, j) for i in range(len(ok)) for j in range(len(cands)) if ok[i] is not cands[j]]
+    picked = random.Random(f"{seed}|landscape_pairs|{pack}").sample(every, min(spec.pairs, len(every)))
+    space = get_space(pack)
+    out = []
+    for n, (i, j) in enumerate(picked):
+        a, c = ok[i], cands[j]
+        out.append({"pack": pack, "origin": "landscape", "source_id": f"{land.name}/{a['variant_id']} -> {c['variant_id']}", "tag": land.name,
+                    "node_id": c["variant_id"], "order": n, "code": space.source(c["params"]),
+                    "speedup": c["speedup"] / a["speedup"] if c["status"] == "ok" else math.nan,
+                    "outcome": "success" if c["status"] == "ok" else c["status"], "anchor_code": space.source(a["params"])})
+    df = pd.DataFrame(out, columns=[*HARVEST_COLUMNS, "anchor_code"])
+    df.attrs.update(landscape=land.name, sha256=land.manifest.get("files", {}).get("measurements.jsonl", {}).get("sha256"))
+    return df
+
 # %% ../nbs/40_evalset.ipynb #c8610b01
 def select_fill_seed(pool: pd.DataFrame, # candidate rows with `speedup`, `source_id` and `code` (or `candidate_code`)
                      target_bin: int, # the bin to fill
@@ -475,7 +514,7 @@ def select_fill_seed(pool: pd.DataFrame, # candidate rows with `speedup`, `sourc
     code_col = "candidate_code" if "candidate_code" in pool.columns else "code"
     return pool[code_col].iloc[i], pool["source_id"].iloc[i]
 
-# %% ../nbs/40_evalset.ipynb #12da3ed8
+# %% ../nbs/40_evalset.ipynb #b62335bd
 def edge_distance_log2(speedup: float, # S, finite and > 0
                       ) -> float: # min_k |log2 S - e_k| over the 7 bin edges
     "How far S is from the nearest bin edge, in octaves."
@@ -485,11 +524,19 @@ def _evaluation_json(ev) -> dict:
     if hasattr(ev, "to_json"): return ev.to_json()
     return dict(ev) if isinstance(ev, Mapping) else {}
 
+def _pair_measurement(d: dict) -> dict:
+    "speedup, reward_ci and outcome of a `Comparison`'s JSON (an infrastructure failure is never reused)."
+    s = d.get("pair_speedup")
+    ok = d.get("status") == "ok" and isinstance(s, (int, float)) and math.isfinite(s) and s > 0
+    outcome = "success" if ok else "infrastructure_failure" if d.get("status") == "infra_failure" else str(d.get("status"))
+    return dict(speedup=float(s) if ok else math.nan, reward_ci=d.get("pair_speedup_ci"), outcome=outcome)
+
 def remeasure(code: str, # the stored candidate code
               speedup: float, # its original S
               *,
-              code_key: str, # `normalized_code_hash(code)`: names the requests
-              evaluator, # an `Evaluator`: submit(code, request_id=, timeout_s=) -> Evaluation (or its JSON)
+              code_key: str, # `normalized_code_hash(code)` (of the pair, for a pair): names the requests
+              evaluator, # an `Evaluator`: submit(code, request_id=, timeout_s=) -> Evaluation (or its JSON); with an anchor, compare(anchor, code, ...)
+              anchor_code: str | None = None, # the row's own anchor (a landscape pair): the pair is measured head to head
               margin_log2: float = 0.1, # near an edge below this distance
               n_repeats: int = 3, # extra measurements of a near-edge row
               timeout_s: float | None = None, # per measurement
@@ -514,9 +561,10 @@ def remeasure(code: str, # the stored candidate code
         # the evaluator's progress events (a back-end's judge: phases and cases) as lines of this measurement
         with progress_to(None if progress is None else lambda event: progress(f"{which}: {progress_text(event)}")):
             try:
-                d = _evaluation_json(evaluator.submit(code, request_id=rid, timeout_s=timeout_s))
-                fb = d.get("feedback")
-                m = dict(request_id=rid, speedup=feedback_speedup(fb), reward_ci=d.get("reward_ci"), outcome=_project_outcome(d))
+                if anchor_code is None:
+                    d = _evaluation_json(evaluator.submit(code, request_id=rid, timeout_s=timeout_s))
+                    m = dict(request_id=rid, speedup=feedback_speedup(d.get("feedback")), reward_ci=d.get("reward_ci"), outcome=_project_outcome(d))
+                else: m = {"request_id": rid, **_pair_measurement(_evaluation_json(evaluator.compare(anchor_code, code, request_id=rid, timeout_s=timeout_s)))}
             except Exception as e: m = dict(request_id=rid, speedup=math.nan, reward_ci=None, outcome=f"error: {type(e).__name__}: {e}"[:300])
         say(f"{which}: " + (f"{m['speedup']:.3f}x (bin {bin_of(m['speedup'])})" if math.isfinite(m["speedup"]) else f"no speedup ({m['outcome'][:120]})"))
         if on_measured is not None: on_measured(m)
@@ -658,7 +706,7 @@ def _read_log(ref: EventLogRef, base_dir) -> pd.DataFrame:
 def _say(progress, message: str):
     if progress is not None: progress(message)
 
-# %% ../nbs/40_evalset.ipynb #73f04632
+# %% ../nbs/40_evalset.ipynb #aa9332c9
 def _row_bin(r: Mapping) -> int:
     "A candidate row's bin: 0 (failure) for a failing candidate, else the bin of its speedup."
     return FAILURE if r.get("outcome") in FAILURE_OUTCOMES and not np.isfinite(r["speedup"]) else bin_of(r["speedup"])
@@ -667,7 +715,7 @@ class _Rows:
     "The candidate rows of one pack as they pass the steps, with the dropped ones and their reasons."
     def __init__(self, pack: str, config: EvalSetBuilderConfig, pool_keys: set):
         self.pack, self.config, self.pool_keys = pack, config, pool_keys
-        self.kept, self.dropped, self.seen = [], [], {}
+        self.kept, self.dropped, self.seen, self._hashes = [], [], {}, {}
         self.python = pack != _TOY
 
     def drop(self, row: dict, reason: str, detail=None):
@@ -678,19 +726,24 @@ class _Rows:
         if not len(rows): return
         lk = self.config.leakage
         rows = rows.assign(candidate_code=rows["code"])
+        pairs = "anchor_code" in rows.columns  # landscape pairs carry their own anchor
         if self.python and lk.strip_comments:
             from gpu_forecasters.data import strip_code_columns
-            rows = strip_code_columns(rows, columns=("candidate_code",), strip_cuda=lk.strip_cuda)
+            rows = strip_code_columns(rows, columns=("candidate_code", "anchor_code") if pairs else ("candidate_code",), strip_cuda=lk.strip_cuda)
         else: rows = rows.assign(strip_failed=False)
+        memo = self._hashes  # landscape pairs repeat each variant's code many times: hash each text once
+        key_of = lambda code: memo[code] if code in memo else memo.setdefault(code, normalized_code_hash(code))
         for r in rows.to_dict("records"):
-            r["code_key"] = normalized_code_hash(r["candidate_code"])
+            r["code_key"] = key_of(r["candidate_code"])
+            pool_key = r["code_key"]
+            if pairs: r["code_key"] = f"{key_of(r['anchor_code'])}>{r['code_key']}"  # a pair is unique by both codes
             r["bin"] = _row_bin(r)
             if r["origin"] == "generated": r["source_id"] = f"binfiller/{BIN_NAMES[r['bin']]}/{sha12(r['candidate_code'])}"
             if r["code_key"] in self.seen:
                 self.drop(r, "duplicate", f"duplicate of {self.seen[r['code_key']]}")
                 continue
             self.seen[r["code_key"]] = r["source_id"]
-            if r["code_key"] in self.pool_keys:
+            if pool_key in self.pool_keys:
                 if self.config.drop_if_in_training_pool:
                     self.drop(r, "in_training_pool")
                     continue
@@ -702,9 +755,12 @@ class _Rows:
     def leakage(self):
         "Drop (or flag) rows whose stored code leaks the label, and rows whose stripping failed."
         if not self.python: return
-        keep = []
+        keep, memo = [], {}  # a landscape's anchors and candidates repeat: check each text once
+        def rules(code):
+            if code not in memo: memo[code] = {rule for line in code.splitlines() for rule, kind in line_leakage(line) if kind == "leakage"}
+            return memo[code]
         for r in self.kept:
-            hits = sorted({rule for line in r["candidate_code"].splitlines() for rule, kind in line_leakage(line) if kind == "leakage"})
+            hits = sorted(rules(r["candidate_code"]) | (rules(r["anchor_code"]) if isinstance(r.get("anchor_code"), str) else set()))
             reason = "leakage" if hits else "strip_failed" if r.get("strip_failed") else None
             if reason and self.config.leakage.drop_if_flagged: self.drop(r, reason, hits or None)
             else:
@@ -728,6 +784,7 @@ class _Rows:
             done_rows += 1
             where = f"{self.pack}: near-edge row {done_rows}/{n_near}"
             res = remeasure(r["candidate_code"], r["speedup"], code_key=r["code_key"], evaluator=evaluator, margin_log2=rm.margin_log2,
+                            anchor_code=r["anchor_code"] if isinstance(r.get("anchor_code"), str) else None,
                             n_repeats=rm.n_repeats, timeout_s=rm.timeout_s, done=None if log is None else log.done,
                             on_measured=None if log is None else log.append,
                             progress=None if progress is None else lambda line, where=where: progress(f"{where}: {line}"))
@@ -788,10 +845,14 @@ def _default_evaluator(pack: str, config: EvalSetBuilderConfig):
         raise ConfigError(f"remeasure.enabled: no evaluator for pack {pack} ({cfg.evaluator.kind} back-end): {type(e).__name__}: {e}; "
                           "fix fill.search_config.evaluator or set remeasure.enabled to false") from None
 
-# %% ../nbs/40_evalset.ipynb #48a94d26
+# %% ../nbs/40_evalset.ipynb #d1ef89c1
+def _row_anchor(r: Mapping, anchor: str) -> str:
+    "A row's own anchor (a landscape pair's), else the pack's."
+    return r["anchor_code"] if isinstance(r.get("anchor_code"), str) else anchor
+
 def _eval_rows(pack_rows: _Rows, config: EvalSetBuilderConfig, anchor: str) -> list[dict]:
     pack, name = pack_rows.pack, config.name
-    return [{"comparison_id": comparison_id(pack, anchor, r["candidate_code"]), "pack": pack, "anchor_code": anchor,
+    return [{"comparison_id": comparison_id(pack, _row_anchor(r, anchor), r["candidate_code"]), "pack": pack, "anchor_code": _row_anchor(r, anchor),
              "candidate_code": r["candidate_code"], "hardware": config.hardware,
              "aggregated_speedup": None if r["bin"] == FAILURE else float(r["speedup"]), "true_bin": r["bin"], "source_id": r["source_id"], "source_search": f"eval_dataset_builders/{pack}__{name}.json",
              "internal_experiment": f"{name}_{pack}_eval_dataset"} for r in pack_rows.kept]
@@ -806,7 +867,7 @@ def _dropped_rows(all_rows: list[_Rows]) -> list[dict]:
 def _config_sha256(config: EvalSetBuilderConfig) -> str:
     return _sha256_bytes(json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":")).encode())
 
-# %% ../nbs/40_evalset.ipynb #76362429
+# %% ../nbs/40_evalset.ipynb #3d61757d
 def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file / shipped name
                    output_dir, # where the eval set, fills, dropped rows and manifest go
                    *,
@@ -855,7 +916,12 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                                "source": None if ref.path else ref.source, "run": t.attrs["run"], "format": t.attrs["format"],
                                "sha256": t.attrs["log_sha256"], "rows": len(t)})
             harvested = harvest(tables[pack], pack=pack, scope=p.scope, failures=config.failure_rows)
-            if not len(harvested) and not config.fill.enabled:
+            pairs = None
+            if p.landscape is not None:
+                pairs = landscape_pairs(p.landscape, pack, seed=config.seed, failures=config.failure_rows, base_dir=base_dir)
+                inputs.append({"pack": pack, "tag": pairs.attrs["landscape"], "path": p.landscape.name, "hub_config": None, "source": "landscape",
+                               "run": None, "format": "landscape", "sha256": pairs.attrs["sha256"], "rows": len(pairs)})
+            if not len(harvested) and pairs is None and not config.fill.enabled:
                 logs = ", ".join(t.attrs.get("source", tag) for tag, t in tables[pack]) or "no event_logs"
                 raise ValueError(f"pack {pack}: the harvest is empty (no evaluated kernel with a finite speedup in {logs}) and fill is "
                                  "disabled; add event logs or enable fill")
@@ -863,7 +929,11 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
             n_in = {}
             for r in harvested.to_dict("records"): n_in[("harvested", _row_bin(r))] = n_in.get(("harvested", _row_bin(r)), 0) + 1
             rows.add(harvested)
-            _say(progress, f"{pack}: harvested {len(harvested)} rows from {len(tables[pack])} log(s); {len(rows.kept)} after de-duplication")
+            if pairs is not None:
+                for r in pairs.to_dict("records"): n_in[("harvested", _row_bin(r))] = n_in.get(("harvested", _row_bin(r)), 0) + 1
+                rows.add(pairs)
+            drawn = f" and {len(pairs)} landscape pairs" if pairs is not None else ""
+            _say(progress, f"{pack}: harvested {len(harvested)} rows from {len(tables[pack])} log(s){drawn}; {len(rows.kept)} after de-duplication")
             attempts = {}
             anchor = _anchor_code(pack, config, tables[pack])
             for b in range(1, 9):

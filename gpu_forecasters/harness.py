@@ -1733,7 +1733,7 @@ class _Early(Exception):
         self.status, self.reason, self.message = status, reason, message
         super().__init__(message)
 
-# %% ../nbs/18b_harness.ipynb #278cfcfe
+# %% ../nbs/18b_harness.ipynb #69cca394
 COMPARISON_SCHEMA = "gpu_forecasters.comparison/1"
 
 @dataclass
@@ -1770,9 +1770,10 @@ class Comparison:
 
 def pair_speedups(evaluation: Evaluation, # a candidate evaluation timed against an anchor (its samples kept)
                   resamples: int = 2000,
-                 ) -> tuple[float, list, list]:
-    "(geomean pair speedup, its CI, per-case rows) from the per-case medians: anchor / candidate, no floor."
+                 ) -> tuple[float | None, list | None, list]:
+    "(geomean pair speedup, its CI, per-case rows) from the per-case medians: anchor / candidate, no floor (None without timed cases)."
     bench = [c for c in evaluation.per_case if c.kind == "benchmark" and c.candidate and c.anchor]
+    if not bench: return None, None, []  # a case set without timed cases (smoke): correctness only, no speedup
     samples = lambda stats: stats.samples_ns or [stats.median_ns]
     cand, anch = [samples(c.candidate) for c in bench], [samples(c.anchor) for c in bench]
     seed = bootstrap_seed(evaluation.candidate_sha256, evaluation.pack, evaluation.case_set)

@@ -39,7 +39,7 @@ class Axis:
         if not self.ordered: return [v for v in self.values if v != value]
         return [self.values[j] for j in (i - 1, i + 1) if 0 <= j < len(self.values)]
 
-# %% ../../nbs/25_variants.ipynb #5844b7a2
+# %% ../../nbs/25_variants.ipynb #3a66fea9
 VARIANT_TAG = "# gpu_forecasters variant "
 
 class VariantSpace:
@@ -112,10 +112,24 @@ class VariantSpace:
         tag = json.dumps({"space": self.pack, "version": self.version, "params": p}, separators=(", ", ": "))
         return f"{VARIANT_TAG}{tag}\n{self.render(p)}"
 
+    @cached_property
+    def _by_code_hash(self) -> dict:
+        "normalized code hash of each point's source -> the point (None for a hash two points share)."
+        from gpu_forecasters.search.puct import normalized_code_hash
+        out = {}
+        for p in self.points:
+            h = normalized_code_hash(self.render(p))
+            out[h] = None if h in out else p
+        return out
+
     def params_of(self, code: str) -> dict | None:
-        "The point whose source `code` is (read from its tag line); None for code this space did not render."
-        first = code.split("\n", 1)[0] if isinstance(code, str) else ""
-        if not first.startswith(VARIANT_TAG): return None
+        "The point whose source `code` is (its tag line, or else its code up to comments, docstrings and layout); None for other code."
+        if not isinstance(code, str): return None
+        first = code.split("\n", 1)[0]
+        if not first.startswith(VARIANT_TAG):  # a stripped copy (an eval set's): matched by its normalised code
+            from gpu_forecasters.search.puct import normalized_code_hash
+            p = self._by_code_hash.get(normalized_code_hash(code))
+            return None if p is None else dict(p)
         try: tag = json.loads(first[len(VARIANT_TAG):])
         except json.JSONDecodeError: return None
         if not isinstance(tag, dict) or tag.get("space") != self.pack or tag.get("version") != self.version: return None
