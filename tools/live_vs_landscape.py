@@ -1,0 +1,89 @@
+"""Live searches on a GPU against the landscape: does a search that measures for real see what the landscape says?
+
+    PYTHONPATH=$PWD python tools/live_vs_landscape.py --pack trimul --seed 0 --max-evaluations 24 --out runs/live_trimul
+    python tools/live_vs_landscape.py --pack fp8_quant --out /tmp/live --evaluator landscape   # plumbing only: "live" from the landscape
+
+Two searches with the same seed, the standard arm and the surrogate-filtered arm with the learning cost model (the
+arms of `search.replay.landscape_arms`, the evaluator switched from the landscape to live measurement on the GPU),
+each a normal run directory under `<out>/<arm>` (rerun the command to resume one cut short by the device's limits),
+and its replay twin on the landscape (same config and seed, `<out>/<arm>_replay`). Then, for every live evaluation, the landscape's row of the same variant: the live speedup against the landscape's
+95% CI widened by the between-run spread of the pack (`search.landscape.log_sigma`: two fresh runs of one kernel
+differ by that much), and, per arm, the best variant found live against the landscape's best among the same variants
+and against the replay twin's best.
+`<out>/comparison.jsonl` has one row per live evaluation and `<out>/summary.json` the agreement per arm.
+"""
+import argparse, json, math, os, sys
+from pathlib import Path
+
+def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
+    "(rows, summary) of one live run against the landscape."
+    from gpu_forecasters.search.events import read_events
+    from gpu_forecasters.search.landscape import BETWEEN_RUN_SD, DEFAULT_BETWEEN_RUN_SD, log_sigma
+    from gpu_forecasters.search.variants import get_space
+    space, sd = get_space(pack), BETWEEN_RUN_SD.get(pack, DEFAULT_BETWEEN_RUN_SD)
+    events = read_events(run_dir / "events.jsonl")
+    code_of = {e.request_id: e.code for e in events if e.kind == "mutation_completed"}
+    seed = next(e for e in events if e.kind == "search_initialized").seed_code
+    rows = []
+    for e in events:
+        if e.kind not in ("seed_evaluation_completed", "evaluation_completed"): continue
+        code = seed if e.kind == "seed_evaluation_completed" else code_of[e.request_id]
+        vid = space.variant_id(space.params_of(code))
+        land = landscape.rows.get(vid)
+        live, status = e.evaluation.get("reward"), e.evaluation.get("status")
+        row = {"arm": run_dir.name, "request_id": getattr(e, "request_id", "seed"), "variant_id": vid, "live_status": status,
+               "live_speedup": live, "live_ci": e.evaluation.get("reward_ci"), "landscape_status": None if land is None else land["status"],
+               "landscape_speedup": None if land is None else land["speedup"], "landscape_ci": None if land is None else land["speedup_ci"]}
+        if land is not None and live is not None and land["status"] == "ok":
+            z = math.log(live / land["speedup"]) / max(log_sigma(land, sd), 1e-9)
+            row.update(z=z, agrees=abs(z) <= 1.96 * math.sqrt(2))  # two draws of one spread: the difference has sqrt(2) times its sd
+        row["same_status"] = None if land is None else (status == "ok") == (land["status"] == "ok")
+        rows.append(row)
+    ok = [r for r in rows if r["live_speedup"] is not None]
+    best_live = max(ok, key=lambda r: r["live_speedup"]) if ok else None
+    seen = [r for r in rows if r["landscape_speedup"] is not None]
+    best_land = max(seen, key=lambda r: r["landscape_speedup"]) if seen else None
+    judged = [r for r in rows if "agrees" in r]
+    summary = {"arm": run_dir.name, "evaluations": len(rows), "compared": len(judged), "agree": sum(r["agrees"] for r in judged),
+               "same_status": sum(bool(r["same_status"]) for r in rows), "best_live": best_live and best_live["variant_id"],
+               "best_live_speedup": best_live and best_live["live_speedup"], "best_landscape_among_these": best_land and best_land["variant_id"],
+               "same_best": bool(best_live and best_land and best_live["variant_id"] == best_land["variant_id"])}
+    return rows, summary
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pack", required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-evaluations", type=int, default=24)
+    ap.add_argument("--landscape", default="h200")
+    ap.add_argument("--evaluator", default="local", choices=("local", "landscape"), help="landscape: a CPU check of the plumbing")
+    ap.add_argument("--arms", default="standard,filtered_cost_model_online")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    from gpu_forecasters.search.driver import _merge, search_command
+    from gpu_forecasters.search.landscape import load_landscape
+    from gpu_forecasters.search.replay import landscape_arms
+    landscape = load_landscape(args.landscape)
+    arms = landscape_arms(args.pack, args.landscape, accuracies=(0.6,), cost_model="h200")
+    out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
+    rows, summaries = [], []
+    for arm in args.arms.split(","):
+        runs = {}
+        for name, evaluator in ((arm, {"kind": args.evaluator} if args.evaluator == "local" else arms[arm]["evaluator"]), (f"{arm}_replay", arms[arm]["evaluator"])):
+            cfg = _merge(arms[arm], {"seed": args.seed, "budgets": {"max_evaluations": args.max_evaluations}, "concurrency": {"executor": "inline"}})
+            cfg["evaluator"] = evaluator
+            (out / f"{name}.json").write_text(json.dumps(cfg, indent=1))
+            code = search_command(out / f"{name}.json", out / name)
+            if code != 0: print(f"live: the {name} search exited {code}; rerun to resume", file=sys.stderr); return code
+            runs[name] = compare_run(out / name, landscape, args.pack)
+        r, s = runs[arm]
+        s["replay_best"] = runs[f"{arm}_replay"][1]["best_live"]
+        s["same_best_as_replay"] = s["replay_best"] == s["best_live"]
+        rows += r; summaries.append(s)
+        print(f"live {arm}: {json.dumps(s)}", flush=True)
+    (out / "comparison.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp = out / "summary.json.tmp"; tmp.write_text(json.dumps(summaries, indent=1) + "\n"); os.replace(tmp, out / "summary.json")
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())
