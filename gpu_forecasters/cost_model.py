@@ -271,17 +271,18 @@ def load_cost_model(name_or_path = "h200", # a shipped name (`COST_MODELS`) or a
         raise ValueError(f"cost model {folder}: model.pkl does not match its manifest's sha256 (damaged or edited)")
     return pickle.loads(data)
 
-# %% ../nbs/28_cost_model.ipynb #d1100ce5
+# %% ../nbs/28_cost_model.ipynb #552baa29
 _HELD_OUT = {}  # ((name, landscape sha256, held-out packs), seed) -> fitted model
 
 def training_rows(name: str = "h200", # a shipped model's name (`COST_MODELS`)
                   hold_out = (), # packs to leave out
+                  missing_ok: bool = False, # a pack of `hold_out` the landscape lacks is left out already (else an error)
                  ) -> tuple: # (rows, key naming them)
     "The rows of a shipped model's landscape without the packs in `hold_out`."
     from gpu_forecasters.search.landscape import load_landscape
     if name not in COST_MODELS: raise ValueError(f"hold_out and online need a shipped cost model (its landscape is its training data): {', '.join(COST_MODELS)}; got {name!r}")
     landscape = load_landscape(COST_MODELS[name][1])
-    hold_out = tuple(sorted(set(hold_out)))
+    hold_out = tuple(sorted(set(hold_out) & set(landscape.packs) if missing_ok else set(hold_out)))
     unknown = [p for p in hold_out if p not in landscape.packs]
     if unknown: raise ValueError(f"hold_out: landscape {landscape.name} has no pack {', '.join(unknown)} (packs: {', '.join(landscape.packs)})")
     return [r for r in landscape.rows.values() if r["pack"] not in hold_out], (name, _landscape_sha(landscape), hold_out)
@@ -289,9 +290,10 @@ def training_rows(name: str = "h200", # a shipped model's name (`COST_MODELS`)
 def fit_held_out(name: str = "h200", # a shipped model's name (`COST_MODELS`): its landscape is the training data
                  hold_out = (), # packs left out of training (the searched pack)
                  seed: int = 0, # the trees' random state
+                 missing_ok: bool = False, # ignore packs of `hold_out` the landscape lacks
                 ) -> CostModel:
     "A model fitted on the named model's landscape without the packs in `hold_out` (cached per process)."
-    rows, key = training_rows(name, hold_out)
+    rows, key = training_rows(name, hold_out, missing_ok)
     if (key, seed) not in _HELD_OUT: _HELD_OUT[key, seed] = CostModel.fit(rows, seed=seed)
     return _HELD_OUT[key, seed]
 

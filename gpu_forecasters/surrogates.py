@@ -213,7 +213,7 @@ async def _forecast_with_retries(self: LLMSurrogate, query: SurrogateQuery, *, s
 
 LLMSurrogate.forecast = _forecast_with_retries
 
-# %% ../nbs/03_surrogates.ipynb #7f33b9ad
+# %% ../nbs/03_surrogates.ipynb #640d12de
 LABEL_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # a label cannot start with "_": `_meta` is reserved in metrics.json
 
 class PromptConfig(BaseModel):
@@ -309,6 +309,7 @@ class CostModelConfig(_Base):
     hold_out: list[str] = []  # packs it must not have seen: fitted again on its landscape without them (a shipped model only)
     online: bool = False  # learn from each measurement a search pays for (`cost_model.LearningCostModel`; a shipped model only)
     refit_every: int = Field(8, ge=1)  # online: refit after this many new measurements
+    hold_out_own_pack: bool = False  # answer each query with a model fitted without the query's pack (leave-one-pack-out scoring; a shipped model only)
 
 SurrogateConfig = Annotated[Union[LiteLLMConfig, OpenAIHTTPConfig, TinkerConfig, LocalConfig, UniformConfig,
                                   ClimatologyConfig, OracleNoiseConfig, CostModelConfig], Field(discriminator="backend")]
@@ -406,22 +407,30 @@ class OracleNoiseSurrogate(_Baseline):
         p = gaussian_bin_probs(m, self.reported_sigma)
         return self._result(p, p.index(max(p)) + 1, f"noisy oracle (sigma {self.noise_sigma:g})", seed, start)
 
-# %% ../nbs/03_surrogates.ipynb #8968c061
+# %% ../nbs/03_surrogates.ipynb #63d62e4a
 class CostModelSurrogate(_Baseline):
     "A fitted `cost_model.CostModel` answering (anchor, candidate) queries from their code."
     backend = "cost_model"
-    def __init__(self, label: str, model, name: str = "", seed: int | None = None, hold_out=()):
+    def __init__(self, label: str, model, name: str = "", seed: int | None = None, hold_out=(), own_pack: bool = False):
         super().__init__(label, seed)
-        self.model, self.name, self.hold_out = model, name, sorted(hold_out)
+        self.model, self.name, self.hold_out, self.own_pack = model, name, sorted(hold_out), own_pack
 
     def hash_fields(self) -> dict:
         out = {**super().hash_fields(), "model": self.name, "model_version": self.model.version,
                "trained_on": self.model.trained_on, "sigma_log2": round(self.model.sigma_log2, 12)}
+        if self.own_pack: out["hold_out_own_pack"] = True
         return {**out, "hold_out": self.hold_out} if self.hold_out else out
+
+    def model_for(self, pack: str):
+        "The model that answers a query of `pack`: one that never saw it, with `own_pack`."
+        if not self.own_pack: return self.model
+        from gpu_forecasters.cost_model import fit_held_out
+        return fit_held_out(self.name, [*self.hold_out, pack], missing_ok=True)
 
     async def forecast(self, query: SurrogateQuery, *, seed: int | None = None) -> SurrogateResult:
         start = time.perf_counter()
-        p = [float(x) for x in self.model.forecast([query.anchor_code], [query.candidate_code], [query.op_name])[0]]
+        model = self.model_for(query.op_name)
+        p = [float(x) for x in model.forecast([query.anchor_code], [query.candidate_code], [query.op_name])[0]]
         return self._result(p, p.index(max(p)) + 1, f"cost model {self.name or ''}".strip(), seed, start)
 
 class LearningCostModelSurrogate(CostModelSurrogate):
@@ -1059,7 +1068,7 @@ def resolve_training_artifact(cfg, # a surrogate config (pydantic)
                      cfg.label, prompt["prompt_version"], PROMPT_VERSION)
     return cfg.model_copy(update=update)
 
-# %% ../nbs/03_surrogates.ipynb #6a09485c
+# %% ../nbs/03_surrogates.ipynb #d060a863
 def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
                           *,
                           training_rows=None, # DataFrame for `climatology` (the runner loads `cfg.training_rows`)
@@ -1080,7 +1089,9 @@ def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
         from gpu_forecasters.cost_model import LearningCostModel, fit_held_out, load_cost_model, training_rows
         try:
             model = fit_held_out(cfg.model, cfg.hold_out) if cfg.hold_out else load_cost_model(cfg.model)
-            if not cfg.online: return CostModelSurrogate(cfg.label, model, cfg.model, seed=seed, hold_out=cfg.hold_out)
+            if cfg.hold_out_own_pack and cfg.online: raise ValueError("hold_out_own_pack is for scoring: a search holds out its pack with hold_out")
+            if cfg.hold_out_own_pack: fit_held_out(cfg.model, cfg.hold_out)  # a shipped model's landscape: checked now, not at the first query
+            if not cfg.online: return CostModelSurrogate(cfg.label, model, cfg.model, seed=seed, hold_out=cfg.hold_out, own_pack=cfg.hold_out_own_pack)
             learner = LearningCostModel(model, training_rows(cfg.model, cfg.hold_out)[0], cfg.refit_every)
             return LearningCostModelSurrogate(cfg.label, learner, cfg.model, seed=seed, hold_out=cfg.hold_out)
         except (FileNotFoundError, ValueError) as e: raise SurrogateSetupError(f"{cfg.label}: {e}") from None
