@@ -1640,19 +1640,21 @@ def search_main(argv=None, # arguments after `search` (default: sys.argv[1:])
     args = p.parse_args(argv)
     return search_command(args.config, args.output_dir, debug=args.debug)
 
-# %% ../../nbs/24_search.ipynb #500afe9b
+# %% ../../nbs/24_search.ipynb #ce4d6ecf
 def simulate_run(raw: Mapping, # a config (a dict, as in a config file)
                  seed: int, # the search seed
                  max_evaluations: int, # paid evaluations
                  where: str = "simulation", # names the config in errors
+                 summary: dict | None = None, # filled with the run's `Summary` (as JSON) when given
                 ) -> list[dict]: # evaluations_paid (0..max_evaluations), gpu_seconds, best_reward
     "One inline search over an in-memory log: best reward and GPU-seconds after each paid evaluation (carried on if it stops sooner)."
     over = {"seed": seed, "budgets": {"max_evaluations": max_evaluations}, "concurrency": {"executor": "inline"}}
     cfg = config_from_dict(_merge(raw, over), where=where)
     p = make_providers(cfg)
     driver = SearchDriver(cfg, p.mutator, p.evaluator, p.surrogate, log=MemoryEventLog())
-    try: driver.run()
+    try: result = driver.run()
     finally: p.close()
+    if summary is not None: summary.update(result.to_json())
     at = {r["evaluations_paid"]: r for r in trajectory_rows(driver.state)}
     rows, last = [], {"gpu_seconds": 0.0, "best_reward": None}
     for k in range(max_evaluations + 1):
