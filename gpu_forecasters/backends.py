@@ -812,7 +812,7 @@ def compare(pack, # a pack name, or a registered `KernelPack`
     finally:
         if owned: runner.close()
 
-# %% ../nbs/19_backends.ipynb #ace21bdd
+# %% ../nbs/19_backends.ipynb #2d9610ef
 @runtime_checkable
 class Evaluator(Protocol):
     "What the search and the eval-set builder call: blocking, safe to call from several threads at once."
@@ -842,7 +842,10 @@ class PackEvaluator:
                timeout_s: float | None = None, # give up waiting after this long (None: wait)
               ) -> Evaluation:
         "Evaluate `code` and wait for the result."
-        request = EvalRequest(self.pack.name, self.case_set, code, config=self.config)
+        return self._wait(EvalRequest(self.pack.name, self.case_set, code, config=self.config), request_id, timeout_s)
+
+    def _wait(self, request: EvalRequest, request_id, timeout_s):
+        "Submit and wait; past `timeout_s`, cancel and return an infrastructure failure (`client_timeout`)."
         future = self.backend.submit(request)
         try: return future.result(timeout=timeout_s)
         except TimeoutError:
@@ -857,13 +860,9 @@ class PackEvaluator:
                ) -> Comparison:
         "Measure `code` against `anchor_code` head to head (both in one judge, interleaved) and wait: a `Comparison`."
         request = EvalRequest(self.pack.name, self.case_set, code, anchor_code=anchor_code, config=self.config, mode="compare")
-        future = self.backend.submit(request)
-        try: return future.result(timeout=timeout_s)
-        except TimeoutError:
-            future.cancel()
-            ev = infra_evaluation(request, "client_timeout", f"request {request_id}: no result within {timeout_s:g} s",
-                                  getattr(self.backend, "name", None), getattr(self.backend, "device_name", None))
-            return Comparison(self.pack.name, self.case_set, "infra_failure", candidate=ev, device=ev.device)
+        out = self._wait(request, request_id, timeout_s)
+        if isinstance(out, Comparison): return out
+        return Comparison(self.pack.name, self.case_set, "infra_failure", candidate=out, device=out.device)  # the client's timeout
 
     def environment(self):
         "The judging environment prompts may state (`EvalEnvironment`)."

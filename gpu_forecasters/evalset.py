@@ -460,7 +460,14 @@ def harvest(tables, # {tag: table}, or a list of tables (tag from `attrs['tag']`
     if not parts: return pd.DataFrame(columns=list(HARVEST_COLUMNS))
     return pd.concat(parts, ignore_index=True)
 
-# %% ../nbs/40_evalset.ipynb #d4a0f7a3
+# %% ../nbs/40_evalset.ipynb #c9fb31ed
+def _resolve_log_path(path: str, base_dir) -> Path:
+    "`path` as given when it exists (or is absolute), else under `base_dir` when it exists there."
+    p = Path(path)
+    if p.exists() or p.is_absolute() or base_dir is None: return p
+    q = Path(base_dir) / p
+    return q if q.exists() else p
+
 def landscape_pairs(spec: "LandscapePairs", # the pack's `landscape` setting
                     pack: str, # the pack
                     *,
@@ -471,9 +478,7 @@ def landscape_pairs(spec: "LandscapePairs", # the pack's `landscape` setting
     "Candidate rows of ordered pairs of a pack's measured variants; S = S_candidate / S_anchor (both against the reference)."
     from gpu_forecasters.search.landscape import LANDSCAPES, load_landscape
     from gpu_forecasters.search.variants import get_space
-    where = Path(spec.name)
-    if spec.name not in LANDSCAPES and not where.exists() and base_dir is not None and (Path(base_dir) / where).exists(): where = Path(base_dir) / where
-    land = load_landscape(spec.name if spec.name in LANDSCAPES else where)
+    land = load_landscape(spec.name if spec.name in LANDSCAPES else _resolve_log_path(spec.name, base_dir))
     rows = land.of_pack(pack)
     ok = [r for r in rows if r["status"] == "ok" and r["speedup"]]
     if len(ok) < 2: raise ValueError(f"landscape {land.name}: pack {pack} has {len(ok)} correct variant(s); pairs need at least 2")
@@ -663,7 +668,7 @@ def run_fill_search(search_config: Mapping, # a resolved fill config (`fill_sear
     finally: providers.close()
     return Path(run_dir)
 
-# %% ../nbs/40_evalset.ipynb #56c5a922
+# %% ../nbs/40_evalset.ipynb #a0183512
 DROP_REASONS = ("duplicate", "leakage", "strip_failed", "unstable", "capped", "in_training_pool")
 COUNT_KEYS = ("harvested", "generated", *DROP_REASONS, "near_edge_unverified", "leakage_kept", "in_training_pool_kept", "final", "attempts")
 BIN_NAMES = {b: SpeedupBin(b).name for b in range(1, 9)}
@@ -687,12 +692,6 @@ def _anchor_code(pack: str, config: EvalSetBuilderConfig, tables: list) -> str:
     for _, t in tables:
         length = length or ((t.attrs.get("config") or {}).get("problem") or {}).get("length")
     return "0" * int(length or 16)
-
-def _resolve_log_path(path: str, base_dir) -> Path:
-    p = Path(path)
-    if p.exists() or p.is_absolute() or base_dir is None: return p
-    q = Path(base_dir) / p
-    return q if q.exists() else p
 
 def _read_log(ref: EventLogRef, base_dir) -> pd.DataFrame:
     if ref.path is not None:
@@ -867,7 +866,7 @@ def _dropped_rows(all_rows: list[_Rows]) -> list[dict]:
 def _config_sha256(config: EvalSetBuilderConfig) -> str:
     return _sha256_bytes(json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":")).encode())
 
-# %% ../nbs/40_evalset.ipynb #3d61757d
+# %% ../nbs/40_evalset.ipynb #7b41c1c4
 def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file / shipped name
                    output_dir, # where the eval set, fills, dropped rows and manifest go
                    *,
@@ -927,11 +926,9 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                                  "disabled; add event logs or enable fill")
             rows = _Rows(pack, config, pool_keys)
             n_in = {}
-            for r in harvested.to_dict("records"): n_in[("harvested", _row_bin(r))] = n_in.get(("harvested", _row_bin(r)), 0) + 1
-            rows.add(harvested)
-            if pairs is not None:
-                for r in pairs.to_dict("records"): n_in[("harvested", _row_bin(r))] = n_in.get(("harvested", _row_bin(r)), 0) + 1
-                rows.add(pairs)
+            for frame in (harvested, pairs) if pairs is not None else (harvested,):  # landscape pairs count as harvested
+                for r in frame.to_dict("records"): n_in[("harvested", _row_bin(r))] = n_in.get(("harvested", _row_bin(r)), 0) + 1
+                rows.add(frame)
             drawn = f" and {len(pairs)} landscape pairs" if pairs is not None else ""
             _say(progress, f"{pack}: harvested {len(harvested)} rows from {len(tables[pack])} log(s){drawn}; {len(rows.kept)} after de-duplication")
             attempts = {}

@@ -1068,7 +1068,7 @@ def resolve_training_artifact(cfg, # a surrogate config (pydantic)
                      cfg.label, prompt["prompt_version"], PROMPT_VERSION)
     return cfg.model_copy(update=update)
 
-# %% ../nbs/03_surrogates.ipynb #d060a863
+# %% ../nbs/03_surrogates.ipynb #76f82ada
 def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
                           *,
                           training_rows=None, # DataFrame for `climatology` (the runner loads `cfg.training_rows`)
@@ -1090,7 +1090,7 @@ def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
         try:
             model = fit_held_out(cfg.model, cfg.hold_out) if cfg.hold_out else load_cost_model(cfg.model)
             if cfg.hold_out_own_pack and cfg.online: raise ValueError("hold_out_own_pack is for scoring: a search holds out its pack with hold_out")
-            if cfg.hold_out_own_pack: fit_held_out(cfg.model, cfg.hold_out)  # a shipped model's landscape: checked now, not at the first query
+            if cfg.hold_out_own_pack: training_rows(cfg.model, cfg.hold_out)  # a shipped model's landscape: checked now, not at the first query
             if not cfg.online: return CostModelSurrogate(cfg.label, model, cfg.model, seed=seed, hold_out=cfg.hold_out, own_pack=cfg.hold_out_own_pack)
             learner = LearningCostModel(model, training_rows(cfg.model, cfg.hold_out)[0], cfg.refit_every)
             return LearningCostModelSurrogate(cfg.label, learner, cfg.model, seed=seed, hold_out=cfg.hold_out)
