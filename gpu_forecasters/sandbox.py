@@ -132,7 +132,7 @@ class SandboxSpec:
     shm_bytes: int = 256 << 20  # /dev/shm
     hidden: tuple = ()  # more folders to hide (the reference cache, run folders)
 
-# %% ../nbs/18a_sandbox.ipynb #68571807
+# %% ../nbs/18a_sandbox.ipynb #3ce29c33
 def bwrap_argv(spec: SandboxSpec, # device, sizes, extra hidden folders
                env: dict, # the environment inside (already filtered)
                binds: list | None = None, # read-only paths shown back from hidden folders (default: `python_paths()`)
@@ -149,17 +149,16 @@ def bwrap_argv(spec: SandboxSpec, # device, sizes, extra hidden folders
         for node in gpu_device_nodes(): argv += ["--dev-bind", node, node]
     argv += ["--perms", "1777", "--size", str(spec.shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
              "--perms", "1777", "--size", str(spec.scratch_bytes), "--tmpfs", "/tmp"]
-    hidden = hidden_paths(spec.hidden)
+    hidden, mounts = hidden_paths(spec.hidden), ["/tmp"]
     for p in sorted(hidden, key=lambda p: p.count("/")):  # outermost first; nothing inside a folder already hidden or the scratch
-        if not _within(p, "/tmp") and not any(_within(p, q) for q in hidden if q != p): argv += ["--perms", "0755", "--tmpfs", p]
+        if not _within(p, "/tmp") and not any(_within(p, q) for q in hidden if q != p): argv += ["--perms", "0755", "--tmpfs", p]; mounts.append(p)
     made, bound = set(), []
     for p in sorted(python_paths() if binds is None else binds, key=lambda p: p.count("/")):
-        roots = [q for q in hidden if _within(p, q)]
-        if not roots or any(_within(p, b) for b in bound): continue  # visible through the read-only root, or bound already
+        if not any(_within(p, q) for q in hidden) or any(_within(p, b) for b in bound): continue  # visible through the read-only root, or bound already
         if any(_within(q, p) for q in hidden): continue  # never a hidden folder itself or above one (a script's folder in /tmp)
-        root = max(roots, key=len)
+        root = max((m for m in mounts if _within(p, m)), key=len)  # the empty tmpfs it lies in (a hidden folder inside another has none of its own)
         parts = Path(p).relative_to(root).parts
-        for i in range(1, len(parts)):  # the folders between the tmpfs and the path, traversable by an unprivileged uid
+        for i in range(1, len(parts)):  # every folder between that tmpfs and the path, traversable by an unprivileged uid
             d = os.path.join(root, *parts[:i])
             if d not in made: argv += ["--perms", "0755", "--dir", d]; made.add(d)
         argv += ["--ro-bind", p, p]; bound.append(p)
