@@ -25,19 +25,23 @@ def made_up_landscape(folder: Path, keep=None):
 
 def test_replay_runs_resumes_and_refuses_a_partial_landscape(tmp_path):
     land, out = made_up_landscape(tmp_path / 'land'), tmp_path / 'replay'
-    args = ('--landscape', land, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 8, '--no-cost-model', '--out', out)
+    args = ('--landscape', land, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 8, '--no-cost-model', '--max-steps', 20, '--out', out)
     r = run_tool(*args, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     runs = [json.loads(l) for l in (out / 'runs.jsonl').read_text().splitlines()]
-    assert sorted((x['arm'], x['seed']) for x in runs) == sorted((a, s) for a in ('standard', 'filtered_random', 'filtered_acc0.6') for s in (0, 1))
+    arms = ('standard', 'filtered_random', 'filtered_acc0.6', 'selective_random', 'selective_acc0.6')  # both rules by default
+    assert sorted((x['arm'], x['seed']) for x in runs) == sorted((a, s) for a in arms for s in (0, 1))
     assert all(x['tags'] == {'pack': 'fp8_quant'} and len(x['best_reward']) == 9 and x['gpu_seconds'][0] == 6.0 for x in runs)
+    assert all(x['summary']['evaluations_paid'] == 8 or x['summary']['steps_completed'] == 20 for x in runs)  # the budget, or the backstop
     assert all(b >= a for x in runs for a, b in zip(x['best_reward'], x['best_reward'][1:]))  # a best never decreases
     manifest = json.loads((out / 'MANIFEST.json').read_text())
-    assert (manifest['landscape'], manifest['seeds'], manifest['max_evaluations']) == ('land', 2, 8)
-    assert set(manifest['arms']['fp8_quant']) == {'standard', 'filtered_random', 'filtered_acc0.6'}
+    assert (manifest['landscape'], manifest['seeds'], manifest['max_evaluations'], manifest['rules'], manifest['max_steps']) == ('land', 2, 8, ['paper', 'selective'], 20)
+    assert set(manifest['arms']['fp8_quant']) == set(arms)
     r = run_tool(*args, cwd=tmp_path)  # resumed: nothing runs again
-    assert r.returncode == 0 and '1/6' not in r.stdout, r.stdout[-2000:]
-    assert len((out / 'runs.jsonl').read_text().splitlines()) == 6
+    assert r.returncode == 0 and '1/10' not in r.stdout, r.stdout[-2000:]
+    assert len((out / 'runs.jsonl').read_text().splitlines()) == 10
+    r = run_tool(*args, '--rules', 'paper,greedy', cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == 'replay: unknown rules greedy (valid: paper, selective)', r.stderr
     partial = made_up_landscape(tmp_path / 'partial', keep=100)
     r = run_tool('--landscape', partial, '--no-cost-model', '--out', tmp_path / 'p', cwd=tmp_path)
     assert r.returncode == 2 and 'has 100 of the 171 variants of fp8_quant' in r.stderr and not (tmp_path / 'p').exists(), r.stderr

@@ -3,9 +3,11 @@
     python tools/replay_landscape.py                                    # every pack of the H200 landscape, 20 seeds, 64 paid
     python tools/replay_landscape.py --packs trimul --seeds 5 --max-evaluations 32 --out /tmp/replay
     python tools/replay_landscape.py --landscape path/to/folder --no-cost-model --out /tmp/replay
+    python tools/replay_landscape.py --rules paper                      # only the paper's selection rule
 
 For each pack the arms of `search.replay.landscape_arms` (standard; filtered with the random oracle, the noisy oracle
-at accuracy 0.6, the cost model held out from the pack, and the cost model learning online) run with seeds 0..N-1.
+at accuracy 0.6, the cost model held out from the pack, and the cost model learning online; each surrogate once per
+selection rule: the paper's and the selective one) run with seeds 0..N-1.
 Each finished (pack, arm, seed) run is appended to `<out>/runs.jsonl` (fsynced); a rerun skips finished runs and
 runs again only what is missing or whose arm config changed. `<out>/MANIFEST.json` records the landscape (name,
 sha256 of its measurements), the seeds, the budget, every arm's config hash and the package version; it is
@@ -23,11 +25,16 @@ def main(argv=None) -> int:
     ap.add_argument("--max-evaluations", type=int, default=64)
     ap.add_argument("--accuracies", default="0.125,0.6")
     ap.add_argument("--no-cost-model", action="store_true", help="no cost-model arms")
+    ap.add_argument("--rules", default="paper,selective", help="selection rules of the filtered arms (search.replay.RULES)")
+    ap.add_argument("--max-steps", type=int, default=400, help="a run's step backstop (a selective run may stop paying before its budget)")
     ap.add_argument("--out", default=None, help="output folder (default: gpu_forecasters/measured_data/replay_<landscape>)")
     args = ap.parse_args(argv)
     import gpu_forecasters
     from gpu_forecasters.search.landscape import MEASURED_DIR, LandscapeError, load_landscape
-    from gpu_forecasters.search.replay import arm_hash, landscape_arms, replay
+    from gpu_forecasters.search.replay import RULES, arm_hash, landscape_arms, replay
+    rules = tuple(args.rules.split(","))
+    if unknown := [r for r in rules if r not in RULES]:
+        print(f"replay: unknown rules {', '.join(unknown)} (valid: {', '.join(RULES)})", file=sys.stderr); return 2
     try: landscape = load_landscape(args.landscape)
     except (FileNotFoundError, LandscapeError) as e:
         print(f"replay: {e}", file=sys.stderr); return 2
@@ -44,13 +51,13 @@ def main(argv=None) -> int:
     cost_model = None if args.no_cost_model else "h200"
     started, arms_of = time.perf_counter(), {}
     for pack in packs:
-        arms = arms_of[pack] = landscape_arms(pack, args.landscape, accuracies, cost_model)
+        arms = arms_of[pack] = landscape_arms(pack, args.landscape, accuracies, cost_model, rules=rules, max_steps=args.max_steps)
         print(f"replay {pack}: {len(arms)} arms x {args.seeds} seeds, {args.max_evaluations} paid evaluations each", flush=True)
         replay(arms, range(args.seeds), args.max_evaluations, out=out / "runs.jsonl", tags={"pack": pack},
                progress=lambda line, pack=pack: print(f"  {pack} {line}", flush=True))
     sha = landscape.manifest.get("files", {}).get("measurements.jsonl", {}).get("sha256")
     manifest = {"kind": "replay", "landscape": landscape.name, "landscape_sha256": sha, "seeds": args.seeds,
-                "max_evaluations": args.max_evaluations, "package_version": gpu_forecasters.__version__,
+                "max_evaluations": args.max_evaluations, "rules": list(rules), "max_steps": args.max_steps, "package_version": gpu_forecasters.__version__,
                 "arms": {pack: {arm: {"hash": arm_hash(raw), "config": raw} for arm, raw in arms.items()} for pack, arms in arms_of.items()},
                 "runs_sha256": hashlib.sha256((out / "runs.jsonl").read_bytes()).hexdigest()}
     tmp = out / "MANIFEST.json.tmp"

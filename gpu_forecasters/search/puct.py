@@ -7,8 +7,8 @@ __all__ = ['CODE_HASH_SCHEME', 'SCALE_FLOOR', 'ADMISSION_POLICIES', 'Node', 'Puc
            'normalized_code_hash', 'rank_prior', 'global_scale', 'puct_scores', 'puct_order', 'select_parents',
            'backpropagate', 'Child', 'Admission', 'admit_children']
 
-# %% ../../nbs/20_puct.ipynb #28880f8a
-import ast, bisect, hashlib, heapq, itertools, math, operator
+# %% ../../nbs/20_puct.ipynb #d5248755
+import ast, bisect, functools, hashlib, heapq, itertools, math, operator
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -47,7 +47,7 @@ class ParentPick:
     score: float  # its PUCT score
     padded: bool = False  # True when it was added by `pad_blocked_batch`, ignoring lineage blocking
 
-# %% ../../nbs/20_puct.ipynb #1c290fc5
+# %% ../../nbs/20_puct.ipynb #fc8fa676
 CODE_HASH_SCHEME = "ast1"  # recorded in the log's `versions.code_hash_scheme`
 
 class _DropDocstrings(ast.NodeTransformer):
@@ -62,6 +62,7 @@ class _DropDocstrings(ast.NodeTransformer):
 
 def _sha256(text: str) -> str: return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+@functools.lru_cache(maxsize=4096)
 def normalized_code_hash(code: str, # kernel source code
                         ) -> str: # "ast1:<sha256>", or "txt1:<sha256>" for code that does not parse
     "A hash of `code` that ignores comments, formatting and docstrings."
