@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['STANDARD_SEARCH', 'FILTERED_SEARCH', 'FILTERED_SELECTION', 'SELECTIVE_SEARCH', 'SELECTIVE_SELECTION', 'RULES',
-           'RUN_COUNTERS', 'arm_name', 'landscape_arms', 'arm_hash', 'replay', 'gpu_seconds_summary', 'match_table']
+           'RUN_COUNTERS', 'arm_name', 'landscape_arms', 'arm_hash', 'replay', 'gpu_seconds_summary', 'match_table',
+           'load_replay', 'runs_frame', 'replay_trajectories', 'replay_throughput']
 
 # %% ../../nbs/29_replay.ipynb #6d36177e
 import hashlib, json, math, os, sys, time
@@ -51,7 +52,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #5049274d
+# %% ../../nbs/29_replay.ipynb #de810834
 RUN_COUNTERS = ("steps_completed", "evaluations_paid", "evaluations_correct", "mutations_requested", "forecasts_completed",
                 "selected", "deferred_rank", "deferred_threshold", "duplicates_known", "duplicates_sibling", "best_kernel_id", "wall_clock_seconds")  # kept per run
 
@@ -102,9 +103,13 @@ def replay(arms: Mapping[str, Mapping], # arm name -> config (`landscape_arms`)
                 rate = ran / (time.perf_counter() - started)
                 progress(f"{n}/{len(todo)} {arm} seed {seed}: best {run['best_reward'][-1]} after {max_evaluations} paid "
                          f"({rate:.2f} runs/s, ETA {(len(todo) - n) / rate:.0f} s)")
-        frames.append(pd.DataFrame({"arm": arm, "seed": seed, "evaluations_paid": range(max_evaluations + 1),
-                                    "gpu_seconds": run["gpu_seconds"], "best_reward": run["best_reward"], **tags}))
+        frames.append(_run_frame(run))
     return pd.concat(frames, ignore_index=True)
+
+def _run_frame(run: Mapping) -> pd.DataFrame:
+    "One stored run as rows of `replay`'s table."
+    return pd.DataFrame({"arm": run["arm"], "seed": run["seed"], "evaluations_paid": range(run["max_evaluations"] + 1),
+                         "gpu_seconds": run["gpu_seconds"], "best_reward": run["best_reward"], **run.get("tags", {})})
 
 # %% ../../nbs/29_replay.ipynb #e43e3fea
 def gpu_seconds_summary(sim: pd.DataFrame, # `replay` or `simulate` output
@@ -153,3 +158,46 @@ def match_table(sim: pd.DataFrame, # `replay` output of one pack
                     "evaluations_to_match": k if math.isfinite(k) else np.nan, "share": k / budget,
                     "share_lo": lo / budget, "share_hi": hi / budget, "never_in_boot": float(np.mean(np.isinf(boots[arm])))})
     return pd.DataFrame(out)
+
+# %% ../../nbs/29_replay.ipynb #f1ced202
+def load_replay(where: str = "h200", # a shipped replay (its landscape's name: measured_data/replay_<name>) or a folder written by tools/replay_landscape.py
+               ) -> tuple[list, dict]: # (runs, manifest)
+    "The stored runs and the manifest of a replay."
+    from gpu_forecasters.search.landscape import MEASURED_DIR
+    folder = Path(where) if Path(where).is_dir() else MEASURED_DIR / f"replay_{where}"
+    if not (folder / "runs.jsonl").is_file(): raise FileNotFoundError(f"no replay at {folder}: runs.jsonl is missing (tools/replay_landscape.py writes it)")
+    manifest = folder / "MANIFEST.json"
+    return _read_runs(folder / "runs.jsonl"), json.loads(manifest.read_text()) if manifest.is_file() else {}
+
+def runs_frame(runs: Sequence[Mapping]) -> pd.DataFrame:
+    "Stored runs as `replay`'s table: arm, seed, evaluations_paid, gpu_seconds, best_reward (+ tags)."
+    return pd.concat([_run_frame(r) for r in runs], ignore_index=True)
+
+def _run_label(r: Mapping) -> str: return f"{r.get('tags', {}).get('pack', '?')}/{r['arm']}/seed{r['seed']}"
+
+def replay_trajectories(runs: Sequence[Mapping]) -> pd.DataFrame:
+    "Stored runs as `figures.search_trajectories` rows (mode: the arm), for `figures.fig4_kernel_search`."
+    from gpu_forecasters.figures import TRAJECTORY_COLUMNS
+    frames = [pd.DataFrame({"run": _run_label(r), "pack": r.get("tags", {}).get("pack", "?"), "mode": r["arm"],
+                            "x": range(r["max_evaluations"] + 1), "gpu_seconds": r["gpu_seconds"], "S": np.nan,
+                            "best": r["best_reward"], "best_rel": np.array(r["best_reward"], dtype=float) / r["best_reward"][0]}) for r in runs]
+    out = pd.concat(frames, ignore_index=True)[list(TRAJECTORY_COLUMNS)]
+    out.attrs["search_logs"] = []
+    return out
+
+def replay_throughput(runs: Sequence[Mapping]) -> pd.DataFrame:
+    "Stored runs as `figures.throughput_table` rows (mode: the arm), for `figures.throughput_figure`."
+    from gpu_forecasters.figures import THROUGHPUT_COLUMNS
+    rows = []
+    for r in runs:
+        c = r["summary"]
+        paid = c["evaluations_paid"]
+        rows.append(dict(run=_run_label(r), pack=r.get("tags", {}).get("pack", "?"), mode=r["arm"], format="replay",
+                         candidates_considered=c["mutations_requested"], paid_evaluations=paid,
+                         candidates_per_evaluation=c["mutations_requested"] / paid if paid else math.nan,
+                         forecasts_completed=c["forecasts_completed"], deferred=c["deferred_rank"] + c["deferred_threshold"],
+                         surrogate_deferrals=0, deferrals_measured=0, redispatches=0, wall_clock_s=c["wall_clock_seconds"],
+                         wall_clock_s_per_evaluation=c["wall_clock_seconds"] / paid if paid else math.nan, note="replayed on a measured landscape"))
+    out = pd.DataFrame(rows, columns=list(THROUGHPUT_COLUMNS))
+    out.attrs["search_logs"] = []
+    return out
