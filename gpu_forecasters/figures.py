@@ -394,11 +394,14 @@ def search_trajectories(tables, # search-log tables (`evalset.search_log_table`)
     out.attrs["search_logs"] = [search_log_name(t) for t in tables]  # named in the figure's title
     return out
 
-# %% ../nbs/45_figures.ipynb #2d816079
-def mode_colors() -> dict[str, tuple]:
-    "Mode colours: standard grey (colorblind 7), surrogate_filtered colorblind 0."
+# %% ../nbs/45_figures.ipynb #17afc717
+def mode_colors(modes=(), # more modes to colour (e.g. a replay's arms), in any order
+               ) -> dict[str, tuple]:
+    "Mode colours: standard grey (colorblind 7), surrogate_filtered colorblind 0, other modes the rest of the palette by name."
     colorblind = sns.color_palette("colorblind", 10)
-    return {"standard": colorblind[7], "surrogate_filtered": colorblind[0]}
+    fixed = {"standard": colorblind[7], "surrogate_filtered": colorblind[0]}
+    rest = [c for i, c in enumerate(colorblind) if i not in (0, 7)]
+    return {**fixed, **{m: rest[i % len(rest)] for i, m in enumerate(sorted(set(modes) - set(fixed)))}}
 
 def _step_grid(runs: list[pd.DataFrame], xcol: str, ycol: str) -> tuple[np.ndarray, np.ndarray]:
     "(grid, median over runs) of step functions y(x); a run contributes only up to its last x."
@@ -427,14 +430,14 @@ def fig4_kernel_search(traj: pd.DataFrame, # from `search_trajectories`
     if x == "gpu_seconds":
         no_gpu = sorted(set(traj.loc[traj["gpu_seconds"].isna(), "run"]))
         if no_gpu: raise ValueError(f"x='gpu_seconds' needs GPU seconds, which only project logs record; run(s) without them: {', '.join(no_gpu)}")
-    colors, packs = mode_colors(), sorted(pd.unique(traj["pack"]))
+    colors, packs = mode_colors(pd.unique(traj["mode"])), sorted(pd.unique(traj["pack"]))
     fig, axes = _panels(len(packs), width=4.2, height=3.3, max_columns=3)
     for ax, pack in zip(axes, packs):
         mine = traj[traj["pack"] == pack]
         modes = [m for m in MODE_ORDER if m in set(mine["mode"])] + sorted(set(mine["mode"]) - set(MODE_ORDER))
         for mode in modes:
             runs = [r.sort_values("x") for _, r in mine[mine["mode"] == mode].groupby("run", sort=True)]
-            color = colors.get(mode, "C3")
+            color = colors[mode]
             for r in runs: ax.step(r[xcol], r[ycol], where="post", color=color, linewidth=0.8 if len(runs) > 1 else 1.6, alpha=0.45 if len(runs) > 1 else 0.95)
             if len(runs) > 1:
                 grid, median = _step_grid(runs, xcol, ycol)
@@ -490,7 +493,7 @@ def throughput_table(tables, # search-log tables (`evalset.search_log_table`), o
     df.attrs["search_logs"] = [search_log_name(t) for t in tables]  # named in the chart's title
     return df
 
-# %% ../nbs/45_figures.ipynb #b9a9e1e9
+# %% ../nbs/45_figures.ipynb #1d9ddaab
 def throughput_figure(df: pd.DataFrame, # from `throughput_table`
                       *,
                       sample: bool = False, # watermark the title as sample data
@@ -502,7 +505,7 @@ def throughput_figure(df: pd.DataFrame, # from `throughput_table`
     pooled["ratio"] = pooled["candidates_considered"] / pooled["paid_evaluations"].where(pooled["paid_evaluations"] > 0)
     packs = sorted(pd.unique(pooled["pack"]))
     modes = [m for m in MODE_ORDER if m in set(pooled["mode"])] + sorted(set(pooled["mode"]) - set(MODE_ORDER))
-    colors, width = mode_colors(), 0.8 / len(modes)
+    colors, width = mode_colors(modes), 0.8 / len(modes)
     fig, ax = plt.subplots(figsize=(max(4.0, 1.6 * len(packs) + 1.5), 3.4))
     for j, mode in enumerate(modes):
         mine = pooled[pooled["mode"] == mode].set_index("pack")
@@ -510,7 +513,7 @@ def throughput_figure(df: pd.DataFrame, # from `throughput_table`
             if pack not in mine.index: continue
             value, measured = float(mine.loc[pack, "ratio"]), int(mine.loc[pack, "deferrals_measured"])
             xpos = i - 0.4 + width * (j + 0.5)
-            ax.bar(xpos, value, width=width * 0.95, color=colors.get(mode, "C3"), label=mode if i == next(k for k, p in enumerate(packs) if p in mine.index) else None)
+            ax.bar(xpos, value, width=width * 0.95, color=colors[mode], label=mode if i == next(k for k, p in enumerate(packs) if p in mine.index) else None)
             ax.text(xpos, value, f"{value:.2f}" + (f"\n({measured} deferred, measured)" if measured else ""), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(packs)), packs)
     ax.set(ylabel="candidates considered per paid evaluation", xlabel="pack")
