@@ -60,7 +60,7 @@ def variant_features(source: str, # the kernel's source
     "Parameter features (`pack:name`, when the source is a point of `pack`'s space) and code features (cached per source)."
     return dict(_variant_features(source, pack))  # a fit featurises the same variants again and again (folds, refits)
 
-# %% ../nbs/28_cost_model.ipynb #2c86b80f
+# %% ../nbs/28_cost_model.ipynb #c4fbc57c
 MIN_SIGMA_LOG2 = 0.05  # the narrowest forecast (log2 units): measurement noise alone is about this wide
 MODEL_VERSION = 2  # bump when the features, the model or the forecast change: a fitted model records it (2: 100 trees at rate 0.1, as good and twice as fast as 200 at 0.05)
 
@@ -71,6 +71,17 @@ def _regressor(seed: int):
     from sklearn.ensemble import HistGradientBoostingRegressor
     return HistGradientBoostingRegressor(max_iter=100, learning_rate=0.1, max_leaf_nodes=15, min_samples_leaf=5,
                                          l2_regularization=1.0, random_state=seed)
+
+@lru_cache(maxsize=1)
+def _threads():
+    "One threadpoolctl controller (making one scans the loaded libraries, ~3 ms), made once scikit-learn's OpenMP runtime is loaded."
+    from sklearn.ensemble import HistGradientBoostingRegressor  # noqa: F401  (loads the runtime the controller must find)
+    from threadpoolctl import ThreadpoolController
+    return ThreadpoolController()
+
+def _one_thread():
+    "A context in which scikit-learn's trees fit and predict on one OpenMP thread."
+    return _threads().limit(limits=1, user_api="openmp")
 
 def pair_sigma(log2_true, log2_pred, groups) -> float:
     "sd of a pair's predicted log2 ratio: RMS error of the differences of out-of-fold predictions within each group."
@@ -89,7 +100,7 @@ def bin_probabilities(log2_ratio, # predicted log2 speedup of candidate over anc
     P = np.diff(np.concatenate([np.zeros((len(mu), 1)), cdf, np.ones((len(mu), 1))], axis=1), axis=1)
     return P / P.sum(axis=1, keepdims=True)
 
-# %% ../nbs/28_cost_model.ipynb #f9669dfa
+# %% ../nbs/28_cost_model.ipynb #e743097b
 @dataclass
 class CostModel:
     "A fitted cost model: log2 speedup over the pack's reference, and the probability of failure, from a variant's features."
@@ -109,6 +120,10 @@ class CostModel:
            ) -> "CostModel":
         "Fit on landscape rows; the spread comes from out-of-fold predictions (folds = packs, or 5 folds of variants)."
         if spread not in ("pack", "variant"): raise ValueError(f"spread must be 'pack' or 'variant', got {spread!r}")
+        with _one_thread(): return cls._fit(rows, seed, spread, sigma_log2)
+
+    @classmethod
+    def _fit(cls, rows, seed, spread, sigma_log2):
         from sklearn.ensemble import HistGradientBoostingClassifier
         feats = [variant_features(r.get("code") or get_space(r["pack"]).source(r["params"]), r["pack"]) for r in rows]
         X = _frame(feats, sorted(set().union(*feats)))
@@ -130,12 +145,14 @@ class CostModel:
 
     def predict_log2(self, sources: list, packs: list) -> np.ndarray:
         "Predicted log2 speedup over the pack's reference of each source."
-        return self.regressor.predict(self.features(sources, packs))
+        X = self.features(sources, packs)
+        with _one_thread(): return self.regressor.predict(X)
 
     def failure_probability(self, sources: list, packs: list) -> np.ndarray:
         "Predicted probability that each source fails."
         if self.classifier is None: return np.full(len(sources), self.failure_rate)
-        return self.classifier.predict_proba(self.features(sources, packs))[:, 1]
+        X = self.features(sources, packs)
+        with _one_thread(): return self.classifier.predict_proba(X)[:, 1]
 
     def forecast(self, anchors: list, # anchor sources
                  candidates: list, # candidate sources

@@ -1,10 +1,16 @@
-"Shared test set-up: the suite runs offline and never reaches the Hub, an LLM provider or LiteLLM's price server."
+"""Shared test set-up: the suite runs offline and never reaches the Hub, an LLM provider or LiteLLM's price server; each
+test process (and every process it starts) computes on one OpenMP thread."""
 import os
 
 import pytest
 
+# OMP_NUM_THREADS=1: `-n 2` runs two test processes on a 2-core machine, and with OpenMP's default (a thread per core)
+# each of them would spread small torch, BLAS and scikit-learn operations over both cores while the other test process
+# keeps them busy; the threads then mostly wait for each other. One `gdn_chunk_fwd_o` benchmark input (torch on the CPU)
+# took 50-60 ms to generate on one thread and 800-1000 ms on two, with another test run on the machine. A value set in
+# the environment wins. (The harness's cpu worker still sets its own 4 threads: that is the back-end under test.)
 for key, value in {'LITELLM_LOCAL_MODEL_COST_MAP': 'True', 'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1',
-                   'MPLBACKEND': 'Agg', 'TOKENIZERS_PARALLELISM': 'false'}.items():
+                   'MPLBACKEND': 'Agg', 'TOKENIZERS_PARALLELISM': 'false', 'OMP_NUM_THREADS': '1'}.items():
     os.environ.setdefault(key, value)
 
 

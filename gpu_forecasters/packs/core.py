@@ -11,8 +11,8 @@ __all__ = ['DEFAULT_SECRET_SALT', 'CASE_SETS', 'CASE_KINDS', 'MESSAGE_LIMIT', 'P
            'largest_input_bytes', 'require_device', 'wire_type', 'CandidateError', 'check_source', 'load_candidate',
            'function_from_source']
 
-# %% ../../nbs/10_packs.ipynb #b1c76596
-import contextlib, dataclasses, hashlib, importlib, importlib.util, json, re, sys
+# %% ../../nbs/10_packs.ipynb #42201b38
+import contextlib, dataclasses, functools, hashlib, importlib, importlib.util, json, re, sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -310,7 +310,7 @@ def _tolerance_text(t: Tolerance) -> str:
     if t.mode == "e4m3_code": return "float8_e4m3fn codes may differ by at most 1"
     return f"rtol {t.rtol:g}, atol {t.atol:g}"
 
-# %% ../../nbs/10_packs.ipynb #eb18d34f
+# %% ../../nbs/10_packs.ipynb #736d4edc
 _REGISTRY: dict = {}
 PACK_MODULES = {  # pack name -> module that registers it
     "trimul": "gpu_forecasters.packs.trimul", "cross_entropy": "gpu_forecasters.packs.cross_entropy",
@@ -327,7 +327,9 @@ def register_pack(pack: KernelPack) -> KernelPack:
     _REGISTRY[pack.name] = pack
     return pack
 
+@functools.lru_cache(maxsize=None)
 def _module_exists(module: str) -> bool:
+    "Whether `module` can be imported (cached: the installed modules do not change while a process runs, and a search on a made-up pack asks once per evaluation, a file-system search of every pack module each time)."
     try: return importlib.util.find_spec(module) is not None
     except ModuleNotFoundError: return False
 
