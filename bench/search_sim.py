@@ -33,7 +33,7 @@ def main() -> None:
         prefix, search, selection = RULES[rule]
         for name, raw in paper.items():
             if name == "standard": continue
-            arms[name.replace("filtered", prefix, 1)] = raw if rule == "paper" else _merge(raw, {"search": search, "selection": selection})
+            arms[name.replace("filtered", prefix, 1)] = _merge(raw, {"search": search, "selection": selection})
     sim = simulate(arms, range(args.seeds), args.max_evaluations)
     elapsed = time.perf_counter() - started
     runs = sim.groupby(["arm", "seed"]).ngroups

@@ -52,9 +52,10 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #de810834
-RUN_COUNTERS = ("steps_completed", "evaluations_paid", "evaluations_correct", "mutations_requested", "forecasts_completed",
-                "selected", "deferred_rank", "deferred_threshold", "duplicates_known", "duplicates_sibling", "best_kernel_id", "wall_clock_seconds")  # kept per run
+# %% ../../nbs/29_replay.ipynb #d123a30d
+RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
+                "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
+                "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
 
 def arm_hash(raw: Mapping) -> str:
     "A short hash of an arm's config (as JSON with sorted keys): a replay file's rows are valid only for the config that made them."
@@ -159,7 +160,7 @@ def match_table(sim: pd.DataFrame, # `replay` output of one pack
                     "share_lo": lo / budget, "share_hi": hi / budget, "never_in_boot": float(np.mean(np.isinf(boots[arm])))})
     return pd.DataFrame(out)
 
-# %% ../../nbs/29_replay.ipynb #f1ced202
+# %% ../../nbs/29_replay.ipynb #9e8d1264
 def load_replay(where: str = "h200", # a shipped replay (its landscape's name: measured_data/replay_<name>) or a folder written by tools/replay_landscape.py
                ) -> tuple[list, dict]: # (runs, manifest)
     "The stored runs and the manifest of a replay."
@@ -178,10 +179,10 @@ def _run_label(r: Mapping) -> str: return f"{r.get('tags', {}).get('pack', '?')}
 def replay_trajectories(runs: Sequence[Mapping]) -> pd.DataFrame:
     "Stored runs as `figures.search_trajectories` rows (mode: the arm), for `figures.fig4_kernel_search`."
     from gpu_forecasters.figures import TRAJECTORY_COLUMNS
-    frames = [pd.DataFrame({"run": _run_label(r), "pack": r.get("tags", {}).get("pack", "?"), "mode": r["arm"],
-                            "x": range(r["max_evaluations"] + 1), "gpu_seconds": r["gpu_seconds"], "S": np.nan,
-                            "best": r["best_reward"], "best_rel": np.array(r["best_reward"], dtype=float) / r["best_reward"][0]}) for r in runs]
-    out = pd.concat(frames, ignore_index=True)[list(TRAJECTORY_COLUMNS)]
+    df = pd.concat([_run_frame(r).assign(run=_run_label(r), pack=r.get("tags", {}).get("pack", "?")) for r in runs], ignore_index=True)
+    best = df.best_reward.astype(float)
+    out = df.assign(mode=df.arm, x=df.evaluations_paid, S=np.nan, best=best, best_rel=best / best.groupby(df.run).transform("first"))
+    out = out[list(TRAJECTORY_COLUMNS)]
     out.attrs["search_logs"] = []
     return out
 
@@ -193,10 +194,11 @@ def replay_throughput(runs: Sequence[Mapping]) -> pd.DataFrame:
         c = r["summary"]
         paid = c["evaluations_paid"]
         rows.append(dict(run=_run_label(r), pack=r.get("tags", {}).get("pack", "?"), mode=r["arm"], format="replay",
-                         candidates_considered=c["mutations_requested"], paid_evaluations=paid,
-                         candidates_per_evaluation=c["mutations_requested"] / paid if paid else math.nan,
+                         candidates_considered=(done := c["mutations_requested"] - c["mutation_failures"]), paid_evaluations=paid,
+                         candidates_per_evaluation=done / paid if paid else math.nan,
                          forecasts_completed=c["forecasts_completed"], deferred=c["deferred_rank"] + c["deferred_threshold"],
-                         surrogate_deferrals=0, deferrals_measured=0, redispatches=0, wall_clock_s=c["wall_clock_seconds"],
+                         surrogate_deferrals=c["surrogate_deferrals"], deferrals_measured=c["deferrals_measured"],
+                         redispatches=c["redispatches"], wall_clock_s=c["wall_clock_seconds"],
                          wall_clock_s_per_evaluation=c["wall_clock_seconds"] / paid if paid else math.nan, note="replayed on a measured landscape"))
     out = pd.DataFrame(rows, columns=list(THROUGHPUT_COLUMNS))
     out.attrs["search_logs"] = []
