@@ -1,7 +1,9 @@
 """End to end: tools/measure_landscape.py measures variants through the real sandboxed `cpu` back-end (the smoke case
 set: correctness only, the Triton interpreter), appends one row per variant, writes a manifest that `load_landscape`
-accepts, and a rerun measures nothing that already has a final result."""
+accepts, and a rerun measures nothing that already has a final result; `--retest` measures a measured variant again,
+once, into retest.jsonl."""
 import json, subprocess, sys
+from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 from gpu_forecasters.search.landscape import load_landscape
 from gpu_forecasters.search.variants import get_space
@@ -27,6 +29,17 @@ def test_cpu_smoke_rows_manifest_and_resume(tmp_path):
     assert manifest['status_counts'] == {'fp8_quant': {'ok': 2}}
     land = load_landscape(out)
     assert land.coverage('fp8_quant') == (2, len(space))
-    r = run_tool('--out', out, '--backend', 'cpu', '--case-set', 'smoke', '--ids', *torch_points, cwd=tmp_path)
-    assert r.returncode == 0 and '0 to do now' in r.stderr, r.stderr[-2000:]
+    # the rerun measures nothing new; --retest 1 measures one measured variant again, into retest.jsonl
+    r = run_tool('--out', out, '--backend', 'cpu', '--case-set', 'smoke', '--ids', *torch_points, '--retest', '1', cwd=tmp_path)
+    assert r.returncode == 0 and '0 to do now, 1 to measure again first' in r.stderr, r.stderr[-2000:]
     assert len((out / 'measurements.jsonl').read_text().splitlines()) == 2
+    retests = [json.loads(l) for l in (out / 'retest.jsonl').read_text().splitlines()]
+    assert len(retests) == 1 and retests[0]['variant_id'] in torch_points and retests[0]['status'] == 'ok', retests
+    manifest = json.loads((out / 'MANIFEST.json').read_text())
+    assert manifest['retests'] == {'fp8_quant': 1} and manifest['files']['retest.jsonl']['rows'] == 1
+    land = load_landscape(out)
+    assert {v: len(rs) for v, rs in land.retests.items()} == {retests[0]['variant_id']: 1}
+    # a variant is retested once: the next retest takes the other one
+    spec = spec_from_file_location('measure_landscape', TOOL); tool = module_from_spec(spec); spec.loader.exec_module(tool)
+    again = tool.retest_plan(list(land.rows.values()), retests, ['fp8_quant'], 5)
+    assert [space.variant_id(p) for _, p in again] == [v for v in torch_points if v != retests[0]['variant_id']]

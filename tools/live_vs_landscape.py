@@ -7,8 +7,8 @@ Two searches with the same seed, the standard arm and the surrogate-filtered arm
 arms of `search.replay.landscape_arms`, the evaluator switched from the landscape to live measurement on the GPU),
 each a normal run directory under `<out>/<arm>` (rerun the command to resume one cut short by the device's limits),
 and its replay twin on the landscape (same config and seed, `<out>/<arm>_replay`). Then, for every live evaluation, the landscape's row of the same variant: the live speedup against the landscape's
-95% CI widened by the between-run spread of the pack (`search.landscape.log_sigma`: two fresh runs of one kernel
-differ by that much), and, per arm, the best variant found live against the landscape's best among the same variants
+95% CI widened by the between-run spread of the pack (`Landscape.between_run_sd`, from the landscape's retests where it
+has them: two runs of one kernel differ by that much), and, per arm, the best variant found live against the landscape's best among the same variants
 and against the replay twin's best.
 `<out>/comparison.jsonl` has one row per live evaluation and `<out>/summary.json` the agreement per arm.
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
     "(rows, summary) of one live run against the landscape."
     from gpu_forecasters.search.events import read_events
-    from gpu_forecasters.search.landscape import BETWEEN_RUN_SD, DEFAULT_BETWEEN_RUN_SD, log_sigma
+    from gpu_forecasters.search.landscape import log_sigma
     from gpu_forecasters.search.variants import get_space
-    space, sd = get_space(pack), BETWEEN_RUN_SD.get(pack, DEFAULT_BETWEEN_RUN_SD)
+    space, sd = get_space(pack), landscape.between_run_sd(pack)
     events = read_events(run_dir / "events.jsonl")
     code_of = {e.request_id: e.code for e in events if e.kind == "mutation_completed"}
     seed = next(e for e in events if e.kind == "search_initialized").seed_code

@@ -13,6 +13,10 @@ wall time, and the device record and harness config of the run. A rerun skips ev
 (failures included: a candidate that is wrong is part of the landscape) and measures again what ended as an
 infrastructure failure. `--budget-s` stops starting new evaluations after that many seconds, so one call fits the
 device's per-command limit; the device's machine is fresh each session, so the file in the repository is the state.
+
+`--retest K` first measures again K variants of each pack that an earlier run measured (a seeded random order of the
+correct ones, each retested once) and appends them to `<out>/retest.jsonl`: how far apart two runs' measurements of
+one kernel are is what a replay's draws need (`search.landscape.retest_summary`).
 """
 import argparse, hashlib, json, os, random, sys, time
 from pathlib import Path
@@ -64,6 +68,16 @@ def plan(packs) -> list:
         out += [order[i] for order in orders if i < len(order)]
     return out
 
+def retest_plan(rows: list, retests: list, packs, k: int) -> list:
+    "(pack, params) of up to k variants per pack to measure again: correct ones not yet retested, in a seeded random order."
+    from gpu_forecasters.search.variants import get_space
+    again, plan_ = {r["variant_id"] for r in retests}, []
+    for pack in packs:
+        ok = sorted(r["variant_id"] for r in rows if r["pack"] == pack and r["status"] == "ok" and r["variant_id"] not in again)
+        random.Random(f"retest|{pack}").shuffle(ok)
+        plan_ += [(pack, get_space(pack).params_of_id(v)) for v in ok[:k]]
+    return plan_
+
 def row_of(pack: str, params: dict, ev, wall_s: float) -> dict:
     "The landscape row of one evaluation."
     from gpu_forecasters.search.variants import get_space
@@ -87,8 +101,9 @@ def write_manifest(out: Path):
     device = next((r["device"] for r in rows if r["backend"] == "local"), rows[0]["device"] if rows else {})
     counts = {p: {} for p in packs}
     for r in rows: counts[r["pack"]][r["status"]] = counts[r["pack"]].get(r["status"], 0) + 1
-    files = {}
-    for name in ("measurements.jsonl",):
+    files, retests = {}, read_rows(out / "retest.jsonl")
+    for name in ("measurements.jsonl", "retest.jsonl"):
+        if name == "retest.jsonl" and not (out / name).exists(): continue
         data = (out / name).read_bytes() if (out / name).exists() else b""
         files[name] = {"rows": len(data.decode().splitlines()), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     manifest = {"kind": "landscape", "name": out.name, "hardware": device.get("name"),
@@ -97,6 +112,7 @@ def write_manifest(out: Path):
                         "hardened harness, paper cases, interleaved timing)",
                 "spaces": {p: {"version": get_space(p).version, "size": len(get_space(p)), "measured": sum(counts[p].values())} for p in packs},
                 "status_counts": counts, "files": files}
+    if retests: manifest["retests"] = {p: sum(r["pack"] == p for r in retests) for p in sorted({r["pack"] for r in retests})}
     tmp = out / "MANIFEST.json.tmp"
     tmp.write_text(json.dumps(manifest, indent=1) + "\n")
     os.replace(tmp, out / "MANIFEST.json")
@@ -112,6 +128,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ids", nargs="+", default=None, help="measure only these variant ids, in this order")
     ap.add_argument("--case-set", default="paper", help="the packs' case set (smoke: correctness only, for a CPU check)")
     ap.add_argument("--max-measured-s", type=float, default=1.5, help="timed seconds per benchmark case (EvalConfig.max_measured_s)")
+    ap.add_argument("--retest", type=int, default=0, metavar="K", help="first measure again K already measured correct variants of each pack (retest.jsonl)")
     ap.add_argument("--manifest", action="store_true", help="only rewrite MANIFEST.json")
     args = ap.parse_args(argv)
     out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
@@ -128,25 +145,31 @@ def main(argv=None) -> int:
         todo = [(pack, p) for pack, p in todo if get_space(pack).variant_id(p) not in done]
     else: todo = [(pack, p) for pack, p in plan(packs) if get_space(pack).variant_id(p) not in done]
     if args.limit is not None: todo = todo[:args.limit]
+    retest = retest_plan(read_rows(log), read_rows(out / "retest.jsonl"), packs, args.retest)
     total = sum(len(get_space(p)) for p in packs)
-    print(f"landscape: {len(done)} of {total} variants measured, {len(todo)} to do now", file=sys.stderr, flush=True)
+    print(f"landscape: {len(done)} of {total} variants measured, {len(todo)} to do now"
+          + (f", {len(retest)} to measure again first" if retest else ""), file=sys.stderr, flush=True)
     config = EvalConfig(case_set=args.case_set, max_measured_s=args.max_measured_s, max_case_wall_s=30.0)
     started, measured = time.perf_counter(), 0
     device = "cuda" if args.backend == "local" else "cpu"
     backend = get_backend(args.backend, config=config, **({"devices": [0]} if args.backend == "local" else {}))
     try:
-        for pack, params in todo:
+        for i, (pack, params, again) in enumerate([(pack, params, True) for pack, params in retest] + [(pack, params, False) for pack, params in todo]):
             elapsed = time.perf_counter() - started
             if args.budget_s is not None and elapsed > args.budget_s:
-                print(f"landscape: budget of {args.budget_s:g} s spent after {measured} variants; rerun to continue", file=sys.stderr, flush=True)
+                print(f"landscape: budget of {args.budget_s:g} s spent after {i} variants; rerun to continue", file=sys.stderr, flush=True)
                 break
             space = get_space(pack)
             t0 = time.perf_counter()
             ev = backend.submit(EvalRequest(pack, args.case_set, space.source(params), config=config, device=device)).result()
             row = row_of(pack, params, ev, time.perf_counter() - t0)
+            if again:
+                if ev.status not in RETRY_STATUSES: append_row(out / "retest.jsonl", row)
+                print(f"[retest] {row['variant_id']:70} {ev.status:14} {'-' if ev.reward is None else f'{ev.reward:.3f}'} ({row['wall_s']:.1f} s)", file=sys.stderr, flush=True)
+                continue
             append_row(log, row)
             measured += 1
-            rate = (time.perf_counter() - started) / measured
+            rate = (time.perf_counter() - started) / (i + 1)
             print(f"[{len(done) + measured}/{total}] {row['variant_id']:70} {ev.status:14} "
                   f"{'-' if ev.reward is None else f'{ev.reward:.3f}'} ({row['wall_s']:.1f} s; {rate:.1f} s/variant, "
                   f"{(len(todo) - measured) * rate / 60:.0f} min left)", file=sys.stderr, flush=True)
