@@ -100,7 +100,7 @@ def bin_probabilities(log2_ratio, # predicted log2 speedup of candidate over anc
     P = np.diff(np.concatenate([np.zeros((len(mu), 1)), cdf, np.ones((len(mu), 1))], axis=1), axis=1)
     return P / P.sum(axis=1, keepdims=True)
 
-# %% ../nbs/28_cost_model.ipynb #e743097b
+# %% ../nbs/28_cost_model.ipynb #1e3b179f
 @dataclass
 class CostModel:
     "A fitted cost model: log2 speedup over the pack's reference, and the probability of failure, from a variant's features."
@@ -143,16 +143,25 @@ class CostModel:
         "The feature frame of sources (each with its pack or None)."
         return _frame([variant_features(s, p) for s, p in zip(sources, packs)], self.columns)
 
+    def _memoised(self, name: str, predict, sources: list, packs: list) -> np.ndarray:
+        "`predict(X)` of each (source, pack), computed once per fitted model: the sources not seen yet go in one batch."
+        memo = self.__dict__.setdefault(f"_memo_{name}", {})
+        todo = list(dict.fromkeys(k for k in zip(sources, packs) if k not in memo))
+        if todo:
+            X = self.features([s for s, _ in todo], [p for _, p in todo])
+            with _one_thread(): memo.update(zip(todo, map(float, predict(X))))
+        return np.array([memo[k] for k in zip(sources, packs)], dtype=float)
+
+    def __getstate__(self): return {k: v for k, v in self.__dict__.items() if not k.startswith("_memo_")}  # pickles stay the model
+
     def predict_log2(self, sources: list, packs: list) -> np.ndarray:
         "Predicted log2 speedup over the pack's reference of each source."
-        X = self.features(sources, packs)
-        with _one_thread(): return self.regressor.predict(X)
+        return self._memoised("log2", self.regressor.predict, sources, packs)
 
     def failure_probability(self, sources: list, packs: list) -> np.ndarray:
         "Predicted probability that each source fails."
         if self.classifier is None: return np.full(len(sources), self.failure_rate)
-        X = self.features(sources, packs)
-        with _one_thread(): return self.classifier.predict_proba(X)[:, 1]
+        return self._memoised("failure", lambda X: self.classifier.predict_proba(X)[:, 1], sources, packs)
 
     def forecast(self, anchors: list, # anchor sources
                  candidates: list, # candidate sources
