@@ -705,7 +705,7 @@ def _read_log(ref: EventLogRef, base_dir) -> pd.DataFrame:
 def _say(progress, message: str):
     if progress is not None: progress(message)
 
-# %% ../nbs/40_evalset.ipynb #aa9332c9
+# %% ../nbs/40_evalset.ipynb #53d4c8a1
 def _row_bin(r: Mapping) -> int:
     "A candidate row's bin: 0 (failure) for a failing candidate, else the bin of its speedup."
     return FAILURE if r.get("outcome") in FAILURE_OUTCOMES and not np.isfinite(r["speedup"]) else bin_of(r["speedup"])
@@ -768,30 +768,35 @@ class _Rows:
         self.kept = keep
 
     def remeasure(self, evaluator, dry_run: bool, log: "RemeasureLog | None" = None, progress: Callable | None = None) -> list[dict]:
-        "Re-measure near-edge rows (or count them unverified); drop the unstable ones; return the records."
-        rm, records, keep = self.config.remeasure, [], []
+        "Re-measure the near-edge rows that can make the cap (or count them unverified); drop the unstable ones; return the records."
+        rm, cap, seed, records, keep = self.config.remeasure, self.config.cap_per_pack_bin, self.config.seed, [], []
         near_edge = lambda r: r["bin"] != FAILURE and edge_distance_log2(r["speedup"]) < rm.margin_log2  # a failure has no speedup near an edge
         measuring = not dry_run and rm.enabled
-        n_near = sum(map(near_edge, self.kept)) if measuring else 0
+        by_bin = [sorted((r for r in self.kept if r["bin"] == b), key=lambda r: cap_priority(seed, self.pack, b, r["code_key"], r["origin"]))
+                  for b in range(0, 9)]  # the cap's order: rows past the cap's first `cap` stable ones are never measured
+        n_near = sum(near_edge(r) for rows in by_bin for r in rows[:cap]) if measuring else 0
         if n_near: _say(progress, f"{self.pack}: re-measuring {n_near} near-edge row{'s' * (n_near != 1)}, {rm.n_repeats} measurements each")
         done_rows = 0
-        for r in self.kept:
-            if not near_edge(r): keep.append(r); continue
-            if not measuring:
-                r["near_edge_unverified"] = True
-                keep.append(r); continue
-            done_rows += 1
-            where = f"{self.pack}: near-edge row {done_rows}/{n_near}"
-            res = remeasure(r["candidate_code"], r["speedup"], code_key=r["code_key"], evaluator=evaluator, margin_log2=rm.margin_log2,
-                            anchor_code=r["anchor_code"] if isinstance(r.get("anchor_code"), str) else None,
-                            n_repeats=rm.n_repeats, timeout_s=rm.timeout_s, done=None if log is None else log.done,
-                            on_measured=None if log is None else log.append,
-                            progress=None if progress is None else lambda line, where=where: progress(f"{where}: {line}"))
-            records.append({"pack": self.pack, "source_id": r["source_id"], "code_key": r["code_key"], "bin": r["bin"],
-                            "distance_log2": res["distance_log2"], "stable": res["stable"], "final_speedup": res["speedup"] if res["stable"] else None,
-                            "measurements": res["measurements"]})
-            if res["stable"]: keep.append({**r, "speedup": res["speedup"]})
-            else: self.drop(r, "unstable", [m["speedup"] for m in res["measurements"]])
+        for rows in by_bin:
+            accepted = 0
+            for r in rows:
+                if accepted >= cap or not near_edge(r): keep.append(r); accepted += 1; continue
+                if not measuring:
+                    r["near_edge_unverified"] = True
+                    keep.append(r); accepted += 1; continue
+                done_rows += 1
+                n_near = max(n_near, done_rows)  # an unstable row lets the next one in
+                where = f"{self.pack}: near-edge row {done_rows}/{n_near}"
+                res = remeasure(r["candidate_code"], r["speedup"], code_key=r["code_key"], evaluator=evaluator, margin_log2=rm.margin_log2,
+                                anchor_code=r["anchor_code"] if isinstance(r.get("anchor_code"), str) else None,
+                                n_repeats=rm.n_repeats, timeout_s=rm.timeout_s, done=None if log is None else log.done,
+                                on_measured=None if log is None else log.append,
+                                progress=None if progress is None else lambda line, where=where: progress(f"{where}: {line}"))
+                records.append({"pack": self.pack, "source_id": r["source_id"], "code_key": r["code_key"], "bin": r["bin"],
+                                "distance_log2": res["distance_log2"], "stable": res["stable"], "final_speedup": res["speedup"] if res["stable"] else None,
+                                "measurements": res["measurements"]})
+                if res["stable"]: keep.append({**r, "speedup": res["speedup"]}); accepted += 1
+                else: self.drop(r, "unstable", [m["speedup"] for m in res["measurements"]])
         self.kept = keep
         return records
 

@@ -87,9 +87,14 @@ def test_real_build_on_a_toy_search(tmp_path):
     assert manifest['remeasurements'] and all(len(m['measurements']) == 4 for m in manifest['remeasurements'])
     n = len(manifest['remeasurements'])
     lines = progress(r.stderr)
-    assert f"toy: re-measuring {n} near-edge row{'s' * (n != 1)}, 3 measurements each" in lines, r.stderr
+    # announced: the near-edge rows that can make the cap; each unstable one lets one more in
+    announced = [l for l in lines if l.startswith('toy: re-measuring ')]
+    assert len(announced) == 1 and announced[0].endswith(' near-edge rows, 3 measurements each'), r.stderr
+    n0 = int(announced[0].split()[2])
+    unstable = sum(not m['stable'] for m in manifest['remeasurements'])
+    assert n0 <= n <= n0 + unstable, (n0, n, unstable)
     started = [l.rsplit(' (', 1)[0] for l in lines if ': started (remeasure/' in l]  # every measurement announced, in order
-    assert started == [f'toy: near-edge row {j}/{n}: measurement {k}/3: started' for j in range(1, n + 1) for k in (1, 2, 3)], r.stderr
+    assert started == [f'toy: near-edge row {j}/{max(n0, j)}: measurement {k}/3: started' for j in range(1, n + 1) for k in (1, 2, 3)], r.stderr
     assert (df.groupby('true_bin').size() <= 4).all()
     dropped = [json.loads(line) for line in (out / 'dropped_rows.jsonl').read_text().splitlines()]
     assert {d['reason'] for d in dropped} <= set(DROP_REASONS) and len(dropped) == manifest['dropped']
