@@ -98,7 +98,7 @@ def load_landscape(name_or_path = "h200", # a shipped name (`LANDSCAPES`) or a f
             retests.setdefault(r["variant_id"], []).append(r)
     return Landscape(name, rows, manifest, retests)
 
-# %% ../../nbs/27_landscape.ipynb #3e9b0d50
+# %% ../../nbs/27_landscape.ipynb #d8ff51bc
 BETWEEN_RUN_SD = {"cross_entropy": 0.0007, "fp8_quant": 0.0097, "gdn_recompute_w_u": 0.0061,
                   "gdn_chunk_fwd_o": 0.0185, "gdn_chunk_fwd_h": 0.0225, "trimul": 0.0224}
 DEFAULT_BETWEEN_RUN_SD = 0.02
@@ -127,8 +127,8 @@ def between_run_sd(self: Landscape, pack: str) -> float:
     return BETWEEN_RUN_SD.get(pack, DEFAULT_BETWEEN_RUN_SD)
 
 def retest_summary(landscape: Landscape, # the measurements and their retests
-                  ) -> "pd.DataFrame":
-    "Per retested pack: retests, same status, the between-run sd, mean and median change, retests inside the first CI, bin flips."
+                  ):
+    "A DataFrame, one row per retested pack: retests, same status, the between-run sd, mean and median change, retests inside the first CI, bin flips."
     import pandas as pd
     out = []
     for pack in landscape.packs:
