@@ -296,7 +296,7 @@ def goal_reward(speedup, # the measured S, or None / NaN for a failed kernel
     s = _finite_speedup(speedup) if speedup is not None else math.nan
     return None if math.isnan(s) else -abs(math.log(s) - math.log(mid))
 
-# %% ../nbs/40_evalset.ipynb #0157e564
+# %% ../nbs/40_evalset.ipynb #d7e264d1
 _TOY = "toy"  # the search's toy problem: accepted as a pack name (its kernels are bit strings, not Python)
 
 class _Strict(BaseModel):
@@ -341,6 +341,7 @@ class RemeasureSettings(_Strict):
     "Which rows are measured again (near a bin edge), how often, and for how long at most."
     enabled: bool = True
     margin_log2: float = Field(0.1, ge=0)  # near an edge: min_k |log2 S - e_k| < margin
+    between_run_sds: float = Field(0, ge=0)  # landscape pairs: also near within this many sds of a ratio of two runs' measurements
     n_repeats: int = Field(3, ge=1)
     timeout_s: float = Field(1400, gt=0)  # per re-measurement
 
@@ -460,7 +461,7 @@ def harvest(tables, # {tag: table}, or a list of tables (tag from `attrs['tag']`
     if not parts: return pd.DataFrame(columns=list(HARVEST_COLUMNS))
     return pd.concat(parts, ignore_index=True)
 
-# %% ../nbs/40_evalset.ipynb #c9fb31ed
+# %% ../nbs/40_evalset.ipynb #2135c9bf
 def _resolve_log_path(path: str, base_dir) -> Path:
     "`path` as given when it exists (or is absolute), else under `base_dir` when it exists there."
     p = Path(path)
@@ -474,7 +475,7 @@ def landscape_pairs(spec: "LandscapePairs", # the pack's `landscape` setting
                     seed: int = 0, # the builder's seed
                     failures: bool = False, # also failing candidates (bin 0 rows)
                     base_dir=None, # a relative landscape folder is also looked up here
-                   ) -> pd.DataFrame: # HARVEST_COLUMNS + anchor_code; attrs: landscape, sha256
+                   ) -> pd.DataFrame: # HARVEST_COLUMNS + anchor_code, ratio_sd_log2; attrs: landscape, sha256
     "Candidate rows of ordered pairs of a pack's measured variants; S = S_candidate / S_anchor (both against the reference)."
     from gpu_forecasters.search.landscape import LANDSCAPES, load_landscape
     from gpu_forecasters.search.variants import get_space
@@ -486,14 +487,16 @@ def landscape_pairs(spec: "LandscapePairs", # the pack's `landscape` setting
     every = [(i, j) for i in range(len(ok)) for j in range(len(cands)) if ok[i] is not cands[j]]
     picked = random.Random(f"{seed}|landscape_pairs|{pack}").sample(every, min(spec.pairs, len(every)))
     space = get_space(pack)
+    ratio_sd = math.sqrt(2) * math.log2(1 + land.between_run_sd(pack))  # two runs' measurements, each with the pack's spread
     out = []
     for n, (i, j) in enumerate(picked):
         a, c = ok[i], cands[j]
         out.append({"pack": pack, "origin": "landscape", "source_id": f"{land.name}/{a['variant_id']} -> {c['variant_id']}", "tag": land.name,
                     "node_id": c["variant_id"], "order": n, "code": space.source(c["params"]),
                     "speedup": c["speedup"] / a["speedup"] if c["status"] == "ok" else math.nan,
-                    "outcome": "success" if c["status"] == "ok" else c["status"], "anchor_code": space.source(a["params"])})
-    df = pd.DataFrame(out, columns=[*HARVEST_COLUMNS, "anchor_code"])
+                    "outcome": "success" if c["status"] == "ok" else c["status"], "anchor_code": space.source(a["params"]),
+                    "ratio_sd_log2": ratio_sd})
+    df = pd.DataFrame(out, columns=[*HARVEST_COLUMNS, "anchor_code", "ratio_sd_log2"])
     df.attrs.update(landscape=land.name, sha256=land.manifest.get("files", {}).get("measurements.jsonl", {}).get("sha256"))
     return df
 
@@ -705,7 +708,7 @@ def _read_log(ref: EventLogRef, base_dir) -> pd.DataFrame:
 def _say(progress, message: str):
     if progress is not None: progress(message)
 
-# %% ../nbs/40_evalset.ipynb #53d4c8a1
+# %% ../nbs/40_evalset.ipynb #bd0e8c46
 def _row_bin(r: Mapping) -> int:
     "A candidate row's bin: 0 (failure) for a failing candidate, else the bin of its speedup."
     return FAILURE if r.get("outcome") in FAILURE_OUTCOMES and not np.isfinite(r["speedup"]) else bin_of(r["speedup"])
@@ -770,7 +773,10 @@ class _Rows:
     def remeasure(self, evaluator, dry_run: bool, log: "RemeasureLog | None" = None, progress: Callable | None = None) -> list[dict]:
         "Re-measure the near-edge rows that can make the cap (or count them unverified); drop the unstable ones; return the records."
         rm, cap, seed, records, keep = self.config.remeasure, self.config.cap_per_pack_bin, self.config.seed, [], []
-        near_edge = lambda r: r["bin"] != FAILURE and edge_distance_log2(r["speedup"]) < rm.margin_log2  # a failure has no speedup near an edge
+        def margin(r):  # a landscape pair's own margin; a row from a search log has no ratio sd (absent or NaN)
+            sd = r.get("ratio_sd_log2")
+            return max(rm.margin_log2, rm.between_run_sds * sd) if isinstance(sd, float) and math.isfinite(sd) else rm.margin_log2
+        near_edge = lambda r: r["bin"] != FAILURE and edge_distance_log2(r["speedup"]) < margin(r)  # a failure has no speedup near an edge
         measuring = not dry_run and rm.enabled
         by_bin = [sorted((r for r in self.kept if r["bin"] == b), key=lambda r: cap_priority(seed, self.pack, b, r["code_key"], r["origin"]))
                   for b in range(0, 9)]  # the cap's order: rows past the cap's first `cap` stable ones are never measured
@@ -787,13 +793,13 @@ class _Rows:
                 done_rows += 1
                 n_near = max(n_near, done_rows)  # an unstable row lets the next one in
                 where = f"{self.pack}: near-edge row {done_rows}/{n_near}"
-                res = remeasure(r["candidate_code"], r["speedup"], code_key=r["code_key"], evaluator=evaluator, margin_log2=rm.margin_log2,
+                res = remeasure(r["candidate_code"], r["speedup"], code_key=r["code_key"], evaluator=evaluator, margin_log2=margin(r),
                                 anchor_code=r["anchor_code"] if isinstance(r.get("anchor_code"), str) else None,
                                 n_repeats=rm.n_repeats, timeout_s=rm.timeout_s, done=None if log is None else log.done,
                                 on_measured=None if log is None else log.append,
                                 progress=None if progress is None else lambda line, where=where: progress(f"{where}: {line}"))
                 records.append({"pack": self.pack, "source_id": r["source_id"], "code_key": r["code_key"], "bin": r["bin"],
-                                "distance_log2": res["distance_log2"], "stable": res["stable"], "final_speedup": res["speedup"] if res["stable"] else None,
+                                "margin_log2": margin(r), "distance_log2": res["distance_log2"], "stable": res["stable"], "final_speedup": res["speedup"] if res["stable"] else None,
                                 "measurements": res["measurements"]})
                 if res["stable"]: keep.append({**r, "speedup": res["speedup"]}); accepted += 1
                 else: self.drop(r, "unstable", [m["speedup"] for m in res["measurements"]])
