@@ -1,7 +1,7 @@
 """End to end: tools/measure_landscape.py measures variants through the real sandboxed `cpu` back-end (the smoke case
 set: correctness only, the Triton interpreter), appends one row per variant, writes a manifest that `load_landscape`
-accepts, and a rerun measures nothing that already has a final result; `--retest` measures a measured variant again,
-once, into retest.jsonl."""
+accepts, and a rerun measures nothing that already has a final result; `--retest K` measures measured variants again
+(each once, until a pack has K retests) into retest.jsonl."""
 import json, subprocess, sys
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
@@ -39,7 +39,8 @@ def test_cpu_smoke_rows_manifest_and_resume(tmp_path):
     assert manifest['retests'] == {'fp8_quant': 1} and manifest['files']['retest.jsonl']['rows'] == 1
     land = load_landscape(out)
     assert {v: len(rs) for v, rs in land.retests.items()} == {retests[0]['variant_id']: 1}
-    # a variant is retested once: the next retest takes the other one
+    # --retest K tops each pack up to K retests, and a variant is retested once: K = 1 again asks for nothing, K = 5 for the other one
     spec = spec_from_file_location('measure_landscape', TOOL); tool = module_from_spec(spec); spec.loader.exec_module(tool)
+    assert tool.retest_plan(list(land.rows.values()), retests, ['fp8_quant'], 1) == []
     again = tool.retest_plan(list(land.rows.values()), retests, ['fp8_quant'], 5)
     assert [space.variant_id(p) for _, p in again] == [v for v in torch_points if v != retests[0]['variant_id']]

@@ -14,9 +14,10 @@ wall time, and the device record and harness config of the run. A rerun skips ev
 infrastructure failure. `--budget-s` stops starting new evaluations after that many seconds, so one call fits the
 device's per-command limit; the device's machine is fresh each session, so the file in the repository is the state.
 
-`--retest K` first measures again K variants of each pack that an earlier run measured (a seeded random order of the
-correct ones, each retested once) and appends them to `<out>/retest.jsonl`: how far apart two runs' measurements of
-one kernel are is what a replay's draws need (`search.landscape.retest_summary`).
+`--retest K` first measures again variants of each pack that an earlier run measured, until the pack has K retests
+(a seeded random order of the correct ones, each retested once; a rerun with the same K measures no more), and appends
+them to `<out>/retest.jsonl`: how far apart two runs' measurements of one kernel are is what a replay's draws need
+(`search.landscape.retest_summary`).
 """
 import argparse, hashlib, json, os, random, sys, time
 from pathlib import Path
@@ -69,13 +70,13 @@ def plan(packs) -> list:
     return out
 
 def retest_plan(rows: list, retests: list, packs, k: int) -> list:
-    "(pack, params) of up to k variants per pack to measure again: correct ones not yet retested, in a seeded random order."
+    "(pack, params) of the variants to measure again so that each pack has k retests: correct ones not yet retested, in a seeded random order."
     from gpu_forecasters.search.variants import get_space
     again, plan_ = {r["variant_id"] for r in retests}, []
     for pack in packs:
         ok = sorted(r["variant_id"] for r in rows if r["pack"] == pack and r["status"] == "ok" and r["variant_id"] not in again)
         random.Random(f"retest|{pack}").shuffle(ok)
-        plan_ += [(pack, get_space(pack).params_of_id(v)) for v in ok[:k]]
+        plan_ += [(pack, get_space(pack).params_of_id(v)) for v in ok[:max(0, k - sum(r["pack"] == pack for r in retests))]]
     return plan_
 
 def row_of(pack: str, params: dict, ev, wall_s: float) -> dict:
@@ -128,7 +129,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ids", nargs="+", default=None, help="measure only these variant ids, in this order")
     ap.add_argument("--case-set", default="paper", help="the packs' case set (smoke: correctness only, for a CPU check)")
     ap.add_argument("--max-measured-s", type=float, default=1.5, help="timed seconds per benchmark case (EvalConfig.max_measured_s)")
-    ap.add_argument("--retest", type=int, default=0, metavar="K", help="first measure again K already measured correct variants of each pack (retest.jsonl)")
+    ap.add_argument("--retest", type=int, default=0, metavar="K", help="first measure again measured correct variants until each pack has K retests (retest.jsonl)")
     ap.add_argument("--manifest", action="store_true", help="only rewrite MANIFEST.json")
     args = ap.parse_args(argv)
     out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
