@@ -34,9 +34,12 @@ def test_replay_runs_resumes_and_refuses_a_partial_landscape(tmp_path):
     assert all(x['tags'] == {'pack': 'fp8_quant'} and len(x['best_reward']) == 9 and x['gpu_seconds'][0] == 6.0 for x in runs)
     assert all(x['summary']['evaluations_paid'] == 8 or x['summary']['steps_completed'] == 20 for x in runs)  # the budget, or the backstop
     assert all(b >= a for x in runs for a, b in zip(x['best_reward'], x['best_reward'][1:]))  # a best never decreases
+    speedups = {json.loads(l)['speedup'] for l in (land / 'measurements.jsonl').read_text().splitlines()}
+    assert all(len(x['best_true']) == 9 and set(x['best_true']) <= speedups for x in runs)  # the measured speedup of the best kernel
     manifest = json.loads((out / 'MANIFEST.json').read_text())
     assert (manifest['landscape'], manifest['seeds'], manifest['max_evaluations'], manifest['rules'], manifest['max_steps']) == ('land', 2, 8, ['paper', 'selective'], 20)
     assert set(manifest['arms']['fp8_quant']) == set(arms)
+    assert manifest['retest_sha256'] is None and manifest['between_run_sd'] == {'fp8_quant': 0.0097}  # no retests: the pack's constant
     r = run_tool(*args, cwd=tmp_path)  # resumed: nothing runs again
     assert r.returncode == 0 and '1/10' not in r.stdout, r.stdout[-2000:]
     assert len((out / 'runs.jsonl').read_text().splitlines()) == 10

@@ -11,7 +11,9 @@ selection rule: the paper's and the selective one) run with seeds 0..N-1.
 Each finished (pack, arm, seed) run is appended to `<out>/runs.jsonl` (fsynced); a rerun skips finished runs and
 runs again only what is missing or whose arm config changed. `<out>/MANIFEST.json` records the landscape (name,
 sha256 of its measurements), the seeds, the budget, every arm's config hash and the package version; it is
-rewritten at the end. Every pack of the landscape must be complete (every variant of its space measured): a search
+rewritten at the end, with the between-run spread each pack's draws used (from the landscape's retests) and the
+sha256 of the retests. Each run also keeps `best_true`, the landscape's speedup of the kernel behind its best
+reward. Every pack of the landscape must be complete (every variant of its space measured): a search
 may step onto any point.
 """
 import argparse, hashlib, json, os, sys, time
@@ -55,8 +57,10 @@ def main(argv=None) -> int:
         print(f"replay {pack}: {len(arms)} arms x {args.seeds} seeds, {args.max_evaluations} paid evaluations each", flush=True)
         replay(arms, range(args.seeds), args.max_evaluations, out=out / "runs.jsonl", tags={"pack": pack},
                progress=lambda line, pack=pack: print(f"  {pack} {line}", flush=True))
-    sha = landscape.manifest.get("files", {}).get("measurements.jsonl", {}).get("sha256")
-    manifest = {"kind": "replay", "landscape": landscape.name, "landscape_sha256": sha, "seeds": args.seeds,
+    files = landscape.manifest.get("files", {})
+    manifest = {"kind": "replay", "landscape": landscape.name, "landscape_sha256": files.get("measurements.jsonl", {}).get("sha256"),
+                "retest_sha256": files.get("retest.jsonl", {}).get("sha256"),
+                "between_run_sd": {pack: landscape.between_run_sd(pack) for pack in packs}, "seeds": args.seeds,
                 "max_evaluations": args.max_evaluations, "rules": list(rules), "max_steps": args.max_steps, "package_version": gpu_forecasters.__version__,
                 "arms": {pack: {arm: {"hash": arm_hash(raw), "config": raw} for arm, raw in arms.items()} for pack, arms in arms_of.items()},
                 "runs_sha256": hashlib.sha256((out / "runs.jsonl").read_bytes()).hexdigest()}

@@ -17,13 +17,13 @@ __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 
            'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate_run',
            'simulate', 'simulation_arms', 'simulation_summary', 'evaluations_to_match']
 
-# %% ../../nbs/24_search.ipynb #74bcee93
+# %% ../../nbs/24_search.ipynb #607abc32
 import argparse, asyncio, bisect, contextlib, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any, Literal, Mapping, Sequence, Union
+from typing import Annotated, Any, Callable, Literal, Mapping, Sequence, Union
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
@@ -1640,13 +1640,14 @@ def search_main(argv=None, # arguments after `search` (default: sys.argv[1:])
     args = p.parse_args(argv)
     return search_command(args.config, args.output_dir, debug=args.debug)
 
-# %% ../../nbs/24_search.ipynb #ce4d6ecf
+# %% ../../nbs/24_search.ipynb #b6614493
 def simulate_run(raw: Mapping, # a config (a dict, as in a config file)
                  seed: int, # the search seed
                  max_evaluations: int, # paid evaluations
                  where: str = "simulation", # names the config in errors
                  summary: dict | None = None, # filled with the run's `Summary` (as JSON) when given
-                ) -> list[dict]: # evaluations_paid (0..max_evaluations), gpu_seconds, best_reward
+                 true_value: Callable[[str], float | None] | None = None, # a kernel's true value from its code: rows get `best_true`
+                ) -> list[dict]: # evaluations_paid (0..max_evaluations), gpu_seconds, best_reward (, best_true)
     "One inline search over an in-memory log: best reward and GPU-seconds after each paid evaluation (carried on if it stops sooner)."
     over = {"seed": seed, "budgets": {"max_evaluations": max_evaluations}, "concurrency": {"executor": "inline"}}
     cfg = config_from_dict(_merge(raw, over), where=where)
@@ -1655,11 +1656,16 @@ def simulate_run(raw: Mapping, # a config (a dict, as in a config file)
     try: result = driver.run()
     finally: p.close()
     if summary is not None: summary.update(result.to_json())
-    at = {r["evaluations_paid"]: r for r in trajectory_rows(driver.state)}
-    rows, last = [], {"gpu_seconds": 0.0, "best_reward": None}
+    traj, incumbent = trajectory_rows(driver.state), None
+    for r in traj:  # the kernel behind each best reward: the row that raised it
+        if r["reward"] is not None and r["best_reward"] == r["reward"] and (incumbent is None or r["reward"] > incumbent[1]): incumbent = (r["request_id"], r["reward"])
+        if true_value is not None: r["best_true"] = None if incumbent is None else true_value(_code_of(driver.state, incumbent[0]))
+    at = {r["evaluations_paid"]: r for r in traj}
+    rows, last = [], {"gpu_seconds": 0.0, "best_reward": None, "best_true": None}
     for k in range(max_evaluations + 1):
         last = at.get(k, last)
-        rows.append({"evaluations_paid": k, "gpu_seconds": last["gpu_seconds"], "best_reward": last["best_reward"]})
+        rows.append({"evaluations_paid": k, "gpu_seconds": last["gpu_seconds"], "best_reward": last["best_reward"],
+                     **({} if true_value is None else {"best_true": last["best_true"]})})
     return rows
 
 def simulate(arms: Mapping[str, Mapping], # arm name -> config (a dict, as in a config file)

@@ -52,7 +52,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #d123a30d
+# %% ../../nbs/29_replay.ipynb #03f523ae
 RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
                 "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
                 "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
@@ -79,22 +79,25 @@ def replay(arms: Mapping[str, Mapping], # arm name -> config (`landscape_arms`)
            out=None, # a JSONL file: finished runs are appended and skipped on a rerun (None: in memory only)
            progress: Callable[[str], None] | None = None, # gets a line per finished run
            tags: Mapping | None = None, # extra columns for every row (e.g. {"pack": "trimul"})
-          ) -> pd.DataFrame: # arm, seed, evaluations_paid, gpu_seconds, best_reward (+ tags)
+          ) -> pd.DataFrame: # arm, seed, evaluations_paid, gpu_seconds, best_reward (, best_true on a landscape) (+ tags)
     "`simulate`, one (arm, seed) run at a time, each appended to `out` as it finishes."
-    tags, path = dict(tags or {}), None if out is None else Path(out)
+    tags, path, truths = dict(tags or {}), None if out is None else Path(out), {}
     done = {}
     if path is not None:
-        for r in _read_runs(path): done[r["arm"], r["seed"], r["arm_hash"], r["max_evaluations"], json.dumps(r.get("tags", {}), sort_keys=True)] = r
+        for r in _read_runs(path):
+            done[r["arm"], r["seed"], r["arm_hash"], r["max_evaluations"], json.dumps(r.get("tags", {}), sort_keys=True), r.get("between_run_sd")] = r
     todo = [(arm, seed) for arm in arms for seed in seeds]
     started, frames, ran = time.perf_counter(), [], 0
     for n, (arm, seed) in enumerate(todo, 1):
-        key = (arm, seed, arm_hash(arms[arm]), max_evaluations, json.dumps(tags, sort_keys=True))
+        true_value, sd = _on_landscape(arms[arm], truths)  # new retests change a landscape's spread: runs drawn with another are run again
+        key = (arm, seed, arm_hash(arms[arm]), max_evaluations, json.dumps(tags, sort_keys=True), sd)
         run = done.get(key)
+        if run is not None and true_value is not None and "best_true" not in run: run = None  # written before runs kept it
         if run is None:
             summary = {}
-            rows = simulate_run(arms[arm], seed, max_evaluations, where=f"arm {arm}", summary=summary)
-            run = {"arm": arm, "seed": seed, "arm_hash": key[2], "max_evaluations": max_evaluations, "tags": tags,
-                   **{c: [r[c] for r in rows] for c in ("gpu_seconds", "best_reward")},
+            rows = simulate_run(arms[arm], seed, max_evaluations, where=f"arm {arm}", summary=summary, true_value=true_value)
+            run = {"arm": arm, "seed": seed, "arm_hash": key[2], "max_evaluations": max_evaluations, "tags": tags, **({} if sd is None else {"between_run_sd": sd}),
+                   **{c: [r[c] for r in rows] for c in ("gpu_seconds", "best_reward", "best_true") if c in rows[0]},
                    "summary": {k: summary[k] for k in RUN_COUNTERS}}
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -107,12 +110,24 @@ def replay(arms: Mapping[str, Mapping], # arm name -> config (`landscape_arms`)
         frames.append(_run_frame(run))
     return pd.concat(frames, ignore_index=True)
 
+def _on_landscape(config: Mapping, cache: dict) -> tuple:
+    "(true value, between-run sd) of an arm that searches a landscape: its measured speedup of a kernel's variant, and the spread its draws use; (None, None) for other arms."
+    from gpu_forecasters.search.landscape import LandscapeProblem, load_landscape
+    ev = config.get("evaluator") or {}
+    if ev.get("kind") != "landscape": return None, None
+    key = (str(ev["landscape"]), config["problem"]["pack"])
+    if key not in cache:
+        land = load_landscape(key[0])
+        cache[key] = LandscapeProblem(land, key[1]).reward, land.between_run_sd(key[1])
+    return cache[key]
+
 def _run_frame(run: Mapping) -> pd.DataFrame:
     "One stored run as rows of `replay`'s table."
     return pd.DataFrame({"arm": run["arm"], "seed": run["seed"], "evaluations_paid": range(run["max_evaluations"] + 1),
-                         "gpu_seconds": run["gpu_seconds"], "best_reward": run["best_reward"], **run.get("tags", {})})
+                         "gpu_seconds": run["gpu_seconds"], "best_reward": run["best_reward"],
+                         **({"best_true": run["best_true"]} if "best_true" in run else {}), **run.get("tags", {})})
 
-# %% ../../nbs/29_replay.ipynb #e43e3fea
+# %% ../../nbs/29_replay.ipynb #b48879e1
 def gpu_seconds_summary(sim: pd.DataFrame, # `replay` or `simulate` output
                         grid: Sequence[float], # GPU-seconds marks
                         level: float = 0.95, # confidence level of the t-interval over seeds
@@ -132,13 +147,14 @@ def gpu_seconds_summary(sim: pd.DataFrame, # `replay` or `simulate` output
 
 def match_table(sim: pd.DataFrame, # `replay` output of one pack
                 reference: str = "standard", # the arm whose final mean best is the target
+                value: str = "best_reward", # "best_reward" (the best measurement) or "best_true" (the landscape's value of that kernel)
                 n_boot: int = 1000, # bootstrap resamples of the seeds
                 seed: int = 0, # the bootstrap's random state
                 level: float = 0.95, # the interval's level
                ) -> pd.DataFrame:
     "Per arm: paid evaluations to reach the reference's final mean best, as a share of its budget (inf: never), with a bootstrap interval over seeds."
     budget = int(sim.evaluations_paid.max())
-    wide = {arm: g.pivot(index="seed", columns="evaluations_paid", values="best_reward").to_numpy(dtype=float)
+    wide = {arm: g.pivot(index="seed", columns="evaluations_paid", values=value).to_numpy(dtype=float)
             for arm, g in sim.groupby("arm", sort=False)}
     def first(curve, target):  # the first mark reaching the target; inf when none does
         hit = np.flatnonzero(curve >= target - 1e-12)
