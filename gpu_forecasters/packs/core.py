@@ -11,12 +11,19 @@ __all__ = ['DEFAULT_SECRET_SALT', 'CASE_SETS', 'CASE_KINDS', 'MESSAGE_LIMIT', 'P
            'largest_input_bytes', 'require_device', 'wire_type', 'CandidateError', 'check_source', 'load_candidate',
            'function_from_source']
 
-# %% ../../nbs/10_packs.ipynb #42201b38
+# %% ../../nbs/10_packs.ipynb #fed465d5
 import contextlib, dataclasses, functools, hashlib, importlib, importlib.util, json, re, sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
-import torch
+
+class _LazyTorch:
+    "Stands in for the torch module until something asks it for a name (an annotation evaluated by `inspect` or the docs)."
+    def __getattr__(self, name): return getattr(importlib.import_module("torch"), name)
+
+# the functions below import the real module themselves; set through globals() because nbdev would put a plain
+# `torch = ...` in `__all__`, and `from gpu_forecasters.packs.core import *` would then hand out the stand-in
+globals()["torch"] = _LazyTorch()
 
 # %% ../../nbs/10_packs.ipynb #23022915
 DEFAULT_SECRET_SALT = 20260529  # a fixed salt for listings and tools; evaluations draw their own
@@ -109,34 +116,36 @@ def make_cases(pack: str, case_set: str, kind: str, arg_list: list) -> tuple:
     "Cases from a list of argument dicts, indexed in order."
     return tuple(Case(pack, case_set, kind, i, dict(args)) for i, args in enumerate(arg_list))
 
-# %% ../../nbs/10_packs.ipynb #55981f5b
+# %% ../../nbs/10_packs.ipynb #2e0ec03a
 @dataclass(frozen=True)
 class OutputSpec:
     "One output of the contract: its name, dtype and shape as a function of the case args."
     name: str
-    dtype: torch.dtype
+    dtype: "torch.dtype"
     shape_fn: Callable  # args -> tuple of ints
 
     def shape(self, args: dict) -> tuple: return tuple(int(s) for s in self.shape_fn(args))
 
-def e4m3_codes(t: torch.Tensor) -> torch.Tensor:
+def e4m3_codes(t: "torch.Tensor") -> "torch.Tensor":
     "Ordered float8_e4m3fn codes: the 7-bit magnitude, negated when the sign bit is set (±0 → 0)."
+    import torch
     bits = t.contiguous().view(torch.uint8).to(torch.int16)
     magnitude = bits & 0x7F
     return torch.where(bits & 0x80 != 0, -magnitude, magnitude)
 
-def e4m3_code_distance(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def e4m3_code_distance(a: "torch.Tensor", b: "torch.Tensor") -> "torch.Tensor":
     "Elementwise |code(a) − code(b)| of two float8_e4m3fn tensors."
     return (e4m3_codes(a) - e4m3_codes(b)).abs()
 
-# %% ../../nbs/10_packs.ipynb #dd356495
+# %% ../../nbs/10_packs.ipynb #8ccd2e55
 _CHUNK_BYTES = 256 * 2 ** 20
 MESSAGE_LIMIT = 2000
 
 def _fmt(x) -> str: return f"{x:.6g}" if isinstance(x, float) else str(x)
 
-def _mismatches(a: torch.Tensor, b: torch.Tensor, tol: Tolerance) -> tuple[torch.Tensor, float]:
+def _mismatches(a: "torch.Tensor", b: "torch.Tensor", tol: Tolerance) -> "tuple[torch.Tensor, float]":
     "Flat bool mask of failing elements, and the max abs error over finite pairs."
+    import torch
     if tol.mode == "e4m3_code": return (e4m3_code_distance(a, b) > 1).flatten(), float("nan")
     fa, fb = a.flatten(), b.flatten()
     step = max(1, _CHUNK_BYTES // 8)
@@ -151,7 +160,8 @@ def _mismatches(a: torch.Tensor, b: torch.Tensor, tol: Tolerance) -> tuple[torch
         if finite.any(): max_err = max(max_err, float((x - y).abs()[finite].max()))
     return torch.cat(bad) if bad else torch.zeros(0, dtype=torch.bool), max_err
 
-def _value_message(name: str, a: torch.Tensor, b: torch.Tensor, bad: torch.Tensor, max_err: float) -> tuple[str, str]:
+def _value_message(name: str, a: "torch.Tensor", b: "torch.Tensor", bad: "torch.Tensor", max_err: float) -> tuple[str, str]:
+    import torch
     k, n = int(bad.sum()), bad.numel()
     idx = torch.nonzero(bad).flatten()[:5]
     shape = tuple(b.shape)
@@ -170,6 +180,7 @@ def check_outputs(expected, # the reference's output: a tensor or a tuple of ten
                   args: dict | None = None, # the case args (for the contract's shapes; default: expected's shapes)
                  ) -> tuple[bool, str]:
     "The correctness oracle: (True, '') or (False, '<reason>: <message>'); never raises on a malformed output."
+    import torch
     try:
         want = (expected,) if isinstance(expected, torch.Tensor) else tuple(expected)
         if len(outputs) == 1: got = (output,) if isinstance(output, torch.Tensor) or not isinstance(output, (tuple, list)) else tuple(output)
@@ -203,7 +214,7 @@ def extract_code(text: str, # an LLM answer
     code = blocks[-1].rstrip() if blocks else None
     return code or None
 
-# %% ../../nbs/10_packs.ipynb #f288644e
+# %% ../../nbs/10_packs.ipynb #3b244ba9
 @dataclass(frozen=True)
 class EvalEnvironment:
     "The facts of the judging machine that prompts may state."
@@ -216,6 +227,7 @@ def current_environment(gpu_name: str | None = None, # default: the first CUDA d
                         custom_kernel_required: bool = False,
                        ) -> EvalEnvironment:
     "The environment of this machine."
+    import torch
     spec = importlib.util.find_spec("triton")
     triton_version = None
     if spec is not None:
@@ -226,7 +238,7 @@ def current_environment(gpu_name: str | None = None, # default: the first CUDA d
     if gpu_name is None: gpu_name = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
     return EvalEnvironment(gpu_name, triton_version, torch.__version__.split("+")[0], custom_kernel_required)
 
-# %% ../../nbs/10_packs.ipynb #9049a123
+# %% ../../nbs/10_packs.ipynb #ebccbc6f
 class UnsupportedDevice(RuntimeError):
     "A device below the pack's compute capability, or with too little memory for its largest input."
 
@@ -258,6 +270,7 @@ class KernelPack:
 
     def generate_input(self, case: Case, device="cpu") -> tuple:
         "The case's input, drawn on `device` from a generator of that device seeded with `case.args['seed']`; output buffers NaN-filled."
+        import torch
         gen = torch.Generator(device=torch.device(device)).manual_seed(int(case.args["seed"]))
         data = tuple(self.make_input(case.args, gen, torch.device(device), self.case_set(case.case_set).generator))
         for i in self.output_buffers: data[i].fill_(float("nan"))
@@ -346,9 +359,10 @@ def get_pack(name: str) -> KernelPack:
     if name not in _REGISTRY: raise ValueError(f"unknown pack {name!r}; valid: {', '.join(list_packs())}")
     return _REGISTRY[name]
 
-# %% ../../nbs/10_packs.ipynb #f4c531c4
+# %% ../../nbs/10_packs.ipynb #a8e98847
 def _tensors(x) -> list:
     "Every tensor in `x` (tuples, lists and dicts searched)."
+    import torch
     if isinstance(x, torch.Tensor): return [x]
     if isinstance(x, (tuple, list)): return [t for v in x for t in _tensors(v)]
     if isinstance(x, dict): return [t for v in x.values() for t in _tensors(v)]
