@@ -708,7 +708,7 @@ def _read_log(ref: EventLogRef, base_dir) -> pd.DataFrame:
 def _say(progress, message: str):
     if progress is not None: progress(message)
 
-# %% ../nbs/40_evalset.ipynb #bd0e8c46
+# %% ../nbs/40_evalset.ipynb #13644e8c
 def _row_bin(r: Mapping) -> int:
     "A candidate row's bin: 0 (failure) for a failing candidate, else the bin of its speedup."
     return FAILURE if r.get("outcome") in FAILURE_OUTCOMES and not np.isfinite(r["speedup"]) else bin_of(r["speedup"])
@@ -772,14 +772,13 @@ class _Rows:
 
     def remeasure(self, evaluator, dry_run: bool, log: "RemeasureLog | None" = None, progress: Callable | None = None) -> list[dict]:
         "Re-measure the near-edge rows that can make the cap (or count them unverified); drop the unstable ones; return the records."
-        rm, cap, seed, records, keep = self.config.remeasure, self.config.cap_per_pack_bin, self.config.seed, [], []
+        rm, cap, records, keep = self.config.remeasure, self.config.cap_per_pack_bin, [], []
         def margin(r):  # a landscape pair's own margin; a row from a search log has no ratio sd (absent or NaN)
             sd = r.get("ratio_sd_log2")
             return max(rm.margin_log2, rm.between_run_sds * sd) if isinstance(sd, float) and math.isfinite(sd) else rm.margin_log2
         near_edge = lambda r: r["bin"] != FAILURE and edge_distance_log2(r["speedup"]) < margin(r)  # a failure has no speedup near an edge
         measuring = not dry_run and rm.enabled
-        by_bin = [sorted((r for r in self.kept if r["bin"] == b), key=lambda r: cap_priority(seed, self.pack, b, r["code_key"], r["origin"]))
-                  for b in range(0, 9)]  # the cap's order: rows past the cap's first `cap` stable ones are never measured
+        by_bin = self.in_cap_order()  # rows past a bin's first `cap` stable ones are never measured
         n_near = sum(near_edge(r) for rows in by_bin for r in rows[:cap]) if measuring else 0
         if n_near: _say(progress, f"{self.pack}: re-measuring {n_near} near-edge row{'s' * (n_near != 1)}, {rm.n_repeats} measurements each")
         done_rows = 0
@@ -806,11 +805,16 @@ class _Rows:
         self.kept = keep
         return records
 
+    def in_cap_order(self) -> list[list[dict]]:
+        "The kept rows of bins 0 (failures) to 8, each bin sorted by cap priority."
+        seed = self.config.seed
+        return [sorted((r for r in self.kept if r["bin"] == b), key=lambda r: cap_priority(seed, self.pack, b, r["code_key"], r["origin"]))
+                for b in range(0, 9)]
+
     def cap(self):
         "Keep at most `cap_per_pack_bin` rows per bin, by cap priority; order the rows for writing."
-        cap, seed, out = self.config.cap_per_pack_bin, self.config.seed, []
-        for b in range(0, 9):  # bin 0 holds the failures (failure_rows)
-            rows = sorted((r for r in self.kept if r["bin"] == b), key=lambda r: cap_priority(seed, self.pack, b, r["code_key"], r["origin"]))
+        cap, out = self.config.cap_per_pack_bin, []
+        for rows in self.in_cap_order():
             out += rows[:cap]
             for r in rows[cap:]: self.drop(r, "capped")
         self.kept = out

@@ -103,8 +103,7 @@ def write_manifest(out: Path):
     counts = {p: {} for p in packs}
     for r in rows: counts[r["pack"]][r["status"]] = counts[r["pack"]].get(r["status"], 0) + 1
     files, retests = {}, read_rows(out / "retest.jsonl")
-    for name in ("measurements.jsonl", "retest.jsonl"):
-        if name == "retest.jsonl" and not (out / name).exists(): continue
+    for name in ("measurements.jsonl", *(["retest.jsonl"] if retests else [])):
         data = (out / name).read_bytes() if (out / name).exists() else b""
         files[name] = {"rows": len(data.decode().splitlines()), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     manifest = {"kind": "landscape", "name": out.name, "hardware": device.get("name"),

@@ -1640,7 +1640,7 @@ def search_main(argv=None, # arguments after `search` (default: sys.argv[1:])
     args = p.parse_args(argv)
     return search_command(args.config, args.output_dir, debug=args.debug)
 
-# %% ../../nbs/24_search.ipynb #b6614493
+# %% ../../nbs/24_search.ipynb #f1f62de8
 def simulate_run(raw: Mapping, # a config (a dict, as in a config file)
                  seed: int, # the search seed
                  max_evaluations: int, # paid evaluations
@@ -1656,10 +1656,12 @@ def simulate_run(raw: Mapping, # a config (a dict, as in a config file)
     try: result = driver.run()
     finally: p.close()
     if summary is not None: summary.update(result.to_json())
-    traj, incumbent = trajectory_rows(driver.state), None
-    for r in traj:  # the kernel behind each best reward: the row that raised it
-        if r["reward"] is not None and r["best_reward"] == r["reward"] and (incumbent is None or r["reward"] > incumbent[1]): incumbent = (r["request_id"], r["reward"])
-        if true_value is not None: r["best_true"] = None if incumbent is None else true_value(_code_of(driver.state, incumbent[0]))
+    traj, best, best_true = trajectory_rows(driver.state), None, None
+    for r in traj:  # the kernel behind each best reward is the row that raised it (as `trajectory_rows` counts: strictly)
+        if r["reward"] is not None and (best is None or r["reward"] > best):
+            best = r["reward"]
+            if true_value is not None: best_true = true_value(_code_of(driver.state, r["request_id"]))
+        r["best_true"] = best_true
     at = {r["evaluations_paid"]: r for r in traj}
     rows, last = [], {"gpu_seconds": 0.0, "best_reward": None, "best_true": None}
     for k in range(max_evaluations + 1):

@@ -98,7 +98,7 @@ def load_landscape(name_or_path = "h200", # a shipped name (`LANDSCAPES`) or a f
             retests.setdefault(r["variant_id"], []).append(r)
     return Landscape(name, rows, manifest, retests)
 
-# %% ../../nbs/27_landscape.ipynb #d8ff51bc
+# %% ../../nbs/27_landscape.ipynb #528e143d
 BETWEEN_RUN_SD = {"cross_entropy": 0.0007, "fp8_quant": 0.0097, "gdn_recompute_w_u": 0.0061,
                   "gdn_chunk_fwd_o": 0.0185, "gdn_chunk_fwd_h": 0.0225, "trimul": 0.0224}
 DEFAULT_BETWEEN_RUN_SD = 0.02
@@ -112,11 +112,12 @@ def retest_pairs(landscape: Landscape, # the measurements and their retests
             if pack is None or landscape.rows[v]["pack"] == pack]
 
 def _timed(pairs): return [(a, b) for a, b in pairs if a["status"] == b["status"] == "ok" and a["speedup"] and b["speedup"]]
+def _log_ratios(pairs): return [math.log(b["speedup"] / a["speedup"]) for a, b in _timed(pairs)]
 
 def retest_spread(pairs: list, # (first, retest) pairs
                  ) -> float | None:
     "The relative sd of one measurement between runs: the RMS log ratio of the timed pairs over sqrt(2); None without one."
-    logs = [math.log(b["speedup"] / a["speedup"]) for a, b in _timed(pairs)]
+    logs = _log_ratios(pairs)
     return math.expm1(math.sqrt(sum(x * x for x in logs) / (2 * len(logs)))) if logs else None
 
 @patch
@@ -134,8 +135,7 @@ def retest_summary(landscape: Landscape, # the measurements and their retests
     for pack in landscape.packs:
         pairs = retest_pairs(landscape, pack)
         if not pairs: continue
-        timed = _timed(pairs)
-        logs = [math.log(b["speedup"] / a["speedup"]) for a, b in timed]
+        timed, logs = _timed(pairs), _log_ratios(pairs)
         with_ci = [(a, b) for a, b in timed if a.get("speedup_ci")]
         out.append(dict(pack=pack, retests=len(pairs), same_status=sum(a["status"] == b["status"] for a, b in pairs), timed=len(timed),
                         between_run_sd=retest_spread(pairs), mean_change=math.expm1(statistics.fmean(logs)) if logs else None,
