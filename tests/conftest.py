@@ -38,6 +38,7 @@ DURATIONS = {
     "tests/test_train_cli.py::test_shipped_local_debug_run_resumes_and_its_artifact_is_scored": 98,
     "tests/test_notebooks.py::test_notebook[analysis/search_simulation.ipynb]": 62,
     "tests/test_train_cli.py::test_train_resume_and_score_fast": 48,
+    "tests/test_notebooks.py::test_notebook[analysis/landscape_search.ipynb]": 40,
     "tests/test_notebooks.py::test_notebook[28_cost_model.ipynb]": 36,
     "tests/test_score_cli.py::test_kill_9_at_random_moments_then_resume_equals_an_uninterrupted_run": 35,
     "tests/test_notebooks.py::test_notebook[03_surrogates.ipynb]": 35,

@@ -48,3 +48,23 @@ def test_replay_runs_resumes_and_refuses_a_partial_landscape(tmp_path):
     partial = made_up_landscape(tmp_path / 'partial', keep=100)
     r = run_tool('--landscape', partial, '--no-cost-model', '--out', tmp_path / 'p', cwd=tmp_path)
     assert r.returncode == 2 and 'has 100 of the 171 variants of fp8_quant' in r.stderr and not (tmp_path / 'p').exists(), r.stderr
+
+def test_measured_only_walks_the_measured_part_and_says_so(tmp_path):
+    "A landscape measured in part: --measured-only searches its measured variants, and the manifest records that and the coverage."
+    partial, out = made_up_landscape(tmp_path / 'partial', keep=100), tmp_path / 'p'
+    r = run_tool('--landscape', partial, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 8, '--no-cost-model', '--rules', 'paper',
+                 '--accuracies', '0.6', '--max-steps', 20, '--measured-only', '--out', out, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert 'replay fp8_quant: searching the 100 measured of its 171 variants' in r.stdout, r.stdout[-2000:]
+    manifest = json.loads((out / 'MANIFEST.json').read_text())
+    assert (manifest['measured_only'], manifest['coverage']) == (True, {'fp8_quant': [100, 171]})
+    assert all(cfg['config']['evaluator']['measured_only'] for cfg in manifest['arms']['fp8_quant'].values())
+    runs = [json.loads(l) for l in (out / 'runs.jsonl').read_text().splitlines()]
+    assert sorted((x['arm'], x['seed']) for x in runs) == [('filtered_acc0.6', 0), ('filtered_acc0.6', 1), ('standard', 0), ('standard', 1)]
+    speedups = {json.loads(l)['speedup'] for l in (partial / 'measurements.jsonl').read_text().splitlines()}
+    assert all(x['summary']['evaluations_paid'] > 0 and set(x['best_true']) <= speedups for x in runs)
+    # a part that does not hold the space's start cannot be searched: one line, exit 2
+    rows = (partial / 'measurements.jsonl').read_text().splitlines()
+    (partial / 'measurements.jsonl').write_text('\n'.join(rows[2:]) + '\n')
+    r = run_tool('--landscape', partial, '--no-cost-model', '--measured-only', '--out', tmp_path / 'q', cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip().endswith('is not among the 98 kept variants') and not (tmp_path / 'q').exists(), r.stderr

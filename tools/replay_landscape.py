@@ -4,6 +4,7 @@
     python tools/replay_landscape.py --packs trimul --seeds 5 --max-evaluations 32 --out /tmp/replay
     python tools/replay_landscape.py --landscape path/to/folder --no-cost-model --out /tmp/replay
     python tools/replay_landscape.py --rules paper                      # only the paper's selection rule
+    python tools/replay_landscape.py --packs cross_entropy --measured-only   # a landscape measured in part
 
 For each pack the arms of `search.replay.landscape_arms` (standard; filtered with the random oracle, the noisy oracle
 at accuracy 0.6, the cost model held out from the pack, and the cost model learning online; each surrogate once per
@@ -14,7 +15,10 @@ sha256 of its measurements), the seeds, the budget, every arm's config hash and 
 rewritten at the end, with the between-run spread each pack's draws used (from the landscape's retests) and the
 sha256 of the retests. Each run also keeps `best_true`, the landscape's speedup of the kernel behind its best
 reward. Every pack of the landscape must be complete (every variant of its space measured): a search
-may step onto any point.
+may step onto any point. `--measured-only` lifts that for a landscape measured in part: the searches walk only the
+measured variants (`Landscape.measured_space`), the manifest says so and records how many of each space that is,
+and the results describe that sub-space, not the whole one (a later run without the flag runs every search again:
+the arms' configs, and so their hashes, differ).
 """
 import argparse, hashlib, json, os, sys, time
 from pathlib import Path
@@ -29,6 +33,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-cost-model", action="store_true", help="no cost-model arms")
     ap.add_argument("--rules", default="paper,selective", help="selection rules of the filtered arms (search.replay.RULES)")
     ap.add_argument("--max-steps", type=int, default=400, help="a run's step backstop (a selective run may stop paying before its budget)")
+    ap.add_argument("--measured-only", action="store_true", help="search only the measured variants of a landscape measured in part")
     ap.add_argument("--out", default=None, help="output folder (default: gpu_forecasters/measured_data/replay_<landscape>)")
     args = ap.parse_args(argv)
     import gpu_forecasters
@@ -45,7 +50,11 @@ def main(argv=None) -> int:
         if pack not in landscape.packs:
             print(f"replay: landscape {landscape.name} has no pack {pack} (packs: {', '.join(landscape.packs)})", file=sys.stderr); return 2
         measured, size = landscape.coverage(pack)
-        if measured < size:
+        if measured < size and args.measured_only:
+            try: landscape.measured_space(pack)
+            except LandscapeError as e: print(f"replay: {e}", file=sys.stderr); return 2
+            print(f"replay {pack}: searching the {measured} measured of its {size} variants", flush=True)
+        elif measured < size:
             print(f"replay: landscape {landscape.name} has {measured} of the {size} variants of {pack}; a replay needs them all "
                   "(measure the rest with tools/measure_landscape.py)", file=sys.stderr); return 2
     out = Path(args.out) if args.out else MEASURED_DIR / f"replay_{landscape.name}"
@@ -53,7 +62,8 @@ def main(argv=None) -> int:
     cost_model = None if args.no_cost_model else "h200"
     started, arms_of = time.perf_counter(), {}
     for pack in packs:
-        arms = arms_of[pack] = landscape_arms(pack, args.landscape, accuracies, cost_model, rules=rules, max_steps=args.max_steps)
+        arms = arms_of[pack] = landscape_arms(pack, args.landscape, accuracies, cost_model, rules=rules, max_steps=args.max_steps,
+                                              measured_only=args.measured_only)
         print(f"replay {pack}: {len(arms)} arms x {args.seeds} seeds, {args.max_evaluations} paid evaluations each", flush=True)
         replay(arms, range(args.seeds), args.max_evaluations, out=out / "runs.jsonl", tags={"pack": pack},
                progress=lambda line, pack=pack: print(f"  {pack} {line}", flush=True))
@@ -61,7 +71,8 @@ def main(argv=None) -> int:
     manifest = {"kind": "replay", "landscape": landscape.name, "landscape_sha256": files.get("measurements.jsonl", {}).get("sha256"),
                 "retest_sha256": files.get("retest.jsonl", {}).get("sha256"),
                 "between_run_sd": {pack: landscape.between_run_sd(pack) for pack in packs}, "seeds": args.seeds,
-                "max_evaluations": args.max_evaluations, "rules": list(rules), "max_steps": args.max_steps, "package_version": gpu_forecasters.__version__,
+                "max_evaluations": args.max_evaluations, "rules": list(rules), "measured_only": args.measured_only,
+                "coverage": {pack: list(landscape.coverage(pack)) for pack in packs}, "max_steps": args.max_steps, "package_version": gpu_forecasters.__version__,
                 "arms": {pack: {arm: {"hash": arm_hash(raw), "config": raw} for arm, raw in arms.items()} for pack, arms in arms_of.items()},
                 "runs_sha256": hashlib.sha256((out / "runs.jsonl").read_bytes()).hexdigest()}
     tmp = out / "MANIFEST.json.tmp"

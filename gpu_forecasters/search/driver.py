@@ -47,7 +47,7 @@ from .events import (
 from .events import TERMINAL_STATES, DedupVerdict, _Fold, _local, _lower_ids, _parse_lines
 from .toy import NoisyOracleSurrogate, ToyEvaluator, ToyMutator, ToyProblem
 
-# %% ../../nbs/24_search.ipynb #8c067836
+# %% ../../nbs/24_search.ipynb #b4eee25d
 MODES = ("standard", "surrogate_filtered")
 PRESETS = {  # the paper's two arms (script 00 and 04): 40 steps, batch 2, c = 1.0, capacity 1000
     "standard": {"mode": "standard", "budgets": {"max_steps": 40},
@@ -183,6 +183,7 @@ class LandscapeEvaluatorConfig(_Strict):
     kind: Literal["landscape"]
     landscape: str = "h200"  # a shipped landscape's name or a folder written by tools/measure_landscape.py
     spread: bool = True  # draw each reward from the variant's measured spread (False: the measured speedup itself)
+    measured_only: bool = False  # walk only the variants the landscape measured (`Landscape.measured_space`), for a landscape measured in part
 
 class ToyEvaluatorConfig(_Strict):
     "The toy evaluator (`search.toy.ToyEvaluator`): GPU-seconds charged per evaluation and drawn failures."
@@ -1501,7 +1502,7 @@ def _close(self: SearchDriver):
         thread.join(CLOSE_WAIT_S)
         if self._loop_errors: raise self._loop_errors.pop()
 
-# %% ../../nbs/24_search.ipynb #1e9c23d5
+# %% ../../nbs/24_search.ipynb #7c16b446
 @dataclass
 class Providers:
     "The providers of a run; `close()` releases the evaluator's back-end."
@@ -1543,7 +1544,8 @@ def make_providers(config: SearchConfig, # a resolved config
                                       backend_options={"gpu": ev.gpu or "A100-80GB"} if ev.kind == "modal" else None)
         if m.kind == "variant":
             from gpu_forecasters.search.variants import VariantMutator, get_space
-            mutator = VariantMutator(get_space(p.pack), config.seed, m.moves)
+            space = evaluator.landscape.measured_space(p.pack) if ev.kind == "landscape" and ev.measured_only else get_space(p.pack)
+            mutator = VariantMutator(space, config.seed, m.moves)
         else:
             goal_note = config.reward.goal_note if config.reward.kind == "goal_band" else None
             ctx = context_for_pack(p.pack, evaluator.environment(), p.case_set, goal_note)

@@ -7,7 +7,7 @@ __all__ = ['MEASURED_DIR', 'LANDSCAPES', 'BETWEEN_RUN_SD', 'DEFAULT_BETWEEN_RUN_
            'load_landscape', 'retest_pairs', 'retest_spread', 'retest_summary', 'log_sigma', 'LandscapeEvaluator',
            'LandscapeProblem']
 
-# %% ../../nbs/27_landscape.ipynb #bdd8b7c5
+# %% ../../nbs/27_landscape.ipynb #c0e23fb1
 import hashlib, json, math, random, statistics
 import gpu_forecasters
 from fastcore.basics import patch
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from ..harness import CaseResult, Evaluation, evaluation_feedback
 from ..packs.core import EvalEnvironment
-from .variants import get_space
+from .variants import VariantSpace, get_space
 
 # %% ../../nbs/27_landscape.ipynb #58b60c62
 MEASURED_DIR = Path(gpu_forecasters.__file__).parent / "measured_data"  # package data
@@ -97,6 +97,14 @@ def load_landscape(name_or_path = "h200", # a shipped name (`LANDSCAPES`) or a f
             if r["variant_id"] not in rows: raise LandscapeError(f"{folder / 'retest.jsonl'}:{i}: a retest of {r['variant_id']}, which measurements.jsonl does not have")
             retests.setdefault(r["variant_id"], []).append(r)
     return Landscape(name, rows, manifest, retests)
+
+# %% ../../nbs/27_landscape.ipynb #76fc4ad4
+@patch
+def measured_space(self: Landscape, pack: str) -> VariantSpace:
+    "The pack's variant space cut down to the variants this landscape measured; `LandscapeError` when its start was not measured."
+    space = get_space(pack)
+    try: return space.restricted({r["variant_id"] for r in self.of_pack(pack)})
+    except ValueError as e: raise LandscapeError(f"landscape {self.name}: {e}") from None
 
 # %% ../../nbs/27_landscape.ipynb #528e143d
 BETWEEN_RUN_SD = {"cross_entropy": 0.0007, "fp8_quant": 0.0097, "gdn_recompute_w_u": 0.0061,

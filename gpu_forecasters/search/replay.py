@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from .driver import _merge, simulate_run, simulation_summary, evaluations_to_match
 
-# %% ../../nbs/29_replay.ipynb #0845bea3
+# %% ../../nbs/29_replay.ipynb #30eb8ebf
 STANDARD_SEARCH = {"batch_size": 2, "samples_per_parent": 4, "eval_per_parent": 4, "archive_top_k": 2}
 FILTERED_SEARCH = {"batch_size": 2, "samples_per_parent": 16, "eval_per_parent": 4, "archive_top_k": 2}
 FILTERED_SELECTION = {"rule": "expected_bin", "anchor": "parent"}
@@ -36,11 +36,13 @@ def landscape_arms(pack: str, # the pack searched
                    selection: Mapping | None = None, # overrides of the filtered arms' selection (rule, threshold, anchor)
                    rules: Sequence[str] = ("paper",), # selection rules (`RULES`): each gives every surrogate an arm
                    max_steps: int = 400, # a backstop: runs stop at their paid-evaluation budget first
+                   measured_only: bool = False, # walk only the measured variants of a landscape measured in part
                   ) -> dict:
     "Configs of the standard arm and the surrogate-filtered arms on one pack's landscape."
     if unknown := [r for r in rules if r not in RULES]: raise ValueError(f"unknown rules {unknown}; valid: {', '.join(RULES)}")
     base = {"problem": {"kind": "gpu_mode_pack", "pack": pack}, "mutator": {"kind": "variant"},
-            "evaluator": {"kind": "landscape", "landscape": str(landscape)}, "budgets": {"max_steps": max_steps}}
+            "evaluator": {"kind": "landscape", "landscape": str(landscape), **({"measured_only": True} if measured_only else {})},
+            "budgets": {"max_steps": max_steps}}
     arms = {"standard": _merge(base, {"mode": "standard", "search": STANDARD_SEARCH})}
     for prefix, search, select in (RULES[r] for r in rules):
         filtered = _merge(base, {"mode": "surrogate_filtered", "search": {**search, **(filtered_search or {})},
@@ -127,7 +129,7 @@ def _run_frame(run: Mapping) -> pd.DataFrame:
                          "gpu_seconds": run["gpu_seconds"], "best_reward": run["best_reward"],
                          **({"best_true": run["best_true"]} if "best_true" in run else {}), **run.get("tags", {})})
 
-# %% ../../nbs/29_replay.ipynb #b48879e1
+# %% ../../nbs/29_replay.ipynb #f82a482a
 def gpu_seconds_summary(sim: pd.DataFrame, # `replay` or `simulate` output
                         grid: Sequence[float], # GPU-seconds marks
                         level: float = 0.95, # confidence level of the t-interval over seeds
@@ -151,29 +153,32 @@ def match_table(sim: pd.DataFrame, # `replay` output of one pack
                 n_boot: int = 1000, # bootstrap resamples of the seeds
                 seed: int = 0, # the bootstrap's random state
                 level: float = 0.95, # the interval's level
+                target: float | None = None, # a fixed target (e.g. 98% of the landscape's best) instead of the reference's final mean
                ) -> pd.DataFrame:
-    "Per arm: paid evaluations to reach the reference's final mean best, as a share of its budget (inf: never), with a bootstrap interval over seeds."
+    "Per arm: paid evaluations to reach the target (default: the reference's final mean best), as a share of the budget and of the reference's own, with a bootstrap interval over seeds."
     budget = int(sim.evaluations_paid.max())
     wide = {arm: g.pivot(index="seed", columns="evaluations_paid", values=value).to_numpy(dtype=float)
             for arm, g in sim.groupby("arm", sort=False)}
-    def first(curve, target):  # the first mark reaching the target; inf when none does
-        hit = np.flatnonzero(curve >= target - 1e-12)
+    def first(curve, goal):  # the first mark reaching the goal; inf when none does
+        hit = np.flatnonzero(curve >= goal - 1e-12)
         return float(hit[0]) if len(hit) else math.inf
     rng, boots = np.random.default_rng(seed), {arm: [] for arm in wide}
     ref = wide[reference]
     for _ in range(n_boot):
         idx = rng.integers(0, len(ref), len(ref))  # the reference's resample gives the target and its own curve
-        target = np.nanmean(ref[idx, -1])
+        goal = np.nanmean(ref[idx, -1]) if target is None else target
         for arm, m in wide.items():
             pick = idx if arm == reference else rng.integers(0, len(m), len(m))
-            boots[arm].append(first(np.nanmean(m[pick], axis=0), target))
-    target, out = np.nanmean(ref[:, -1]), []
+            boots[arm].append(first(np.nanmean(m[pick], axis=0), goal))
+    goal, out = np.nanmean(ref[:, -1]) if target is None else target, []
+    k_ref = first(np.nanmean(ref, axis=0), goal)
     for arm, m in wide.items():
-        k = first(np.nanmean(m, axis=0), target)
+        k = first(np.nanmean(m, axis=0), goal)
         lo, hi = np.quantile(np.array(boots[arm]), [(1 - level) / 2, (1 + level) / 2], method="inverted_cdf")
-        out.append({"arm": arm, "seeds": len(m), "final_mean": float(np.nanmean(m[:, -1])),
+        out.append({"arm": arm, "seeds": len(m), "final_mean": float(np.nanmean(m[:, -1])), "target": float(goal),
                     "evaluations_to_match": k if math.isfinite(k) else np.nan, "share": k / budget,
-                    "share_lo": lo / budget, "share_hi": hi / budget, "never_in_boot": float(np.mean(np.isinf(boots[arm])))})
+                    "share_lo": lo / budget, "share_hi": hi / budget, "never_in_boot": float(np.mean(np.isinf(boots[arm]))),
+                    "of_reference": k / k_ref if math.isfinite(k_ref) and k_ref > 0 else np.nan})
     return pd.DataFrame(out)
 
 # %% ../../nbs/29_replay.ipynb #9e8d1264

@@ -6,11 +6,12 @@
 __all__ = ['VARIANT_TAG', 'SPACE_MODULES', 'Axis', 'VariantSpace', 'register_space', 'known_spaces', 'get_space',
            'VariantMutator']
 
-# %% ../../nbs/25_variants.ipynb #00e245b1
+# %% ../../nbs/25_variants.ipynb #9a32f54c
 import importlib, itertools, json, math, random, time
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
+from fastcore.basics import patch
 # The mutation module (and the LLM stack behind it) is imported only by `VariantMutator.submit`: the spaces render
 # sources on a measuring machine that has torch and Triton but none of the LLM clients.
 
@@ -161,6 +162,18 @@ class VariantSpace:
         "The space as JSON: pack, version, size, axes and default (what the search and the landscape record)."
         return {"space": self.pack, "version": self.version, "size": len(self), "default": self.default,
                 "axes": [{"name": ax.name, "values": list(ax.values), "ordered": ax.ordered, "doc": ax.doc} for ax in self.axes]}
+
+# %% ../../nbs/25_variants.ipynb #49200f78
+@patch
+def restricted(self: VariantSpace,
+               keep, # the variant ids to keep (any container supporting `in`)
+              ) -> VariantSpace:
+    "The same space with only the points in `keep`: same ids, sources and version; neighbours outside `keep` are gone."
+    if self.variant_id(self.default) not in keep:
+        raise ValueError(f"{self.pack}: the space's start {self.variant_id(self.default)} is not among the {len(keep)} kept variants")
+    valid, variant_id = self._valid, self.variant_id
+    return VariantSpace(self.pack, list(self.axes), self.render, default=self.default, version=self.version, doc=self.doc,
+                        valid=lambda p: valid(p) and variant_id(p) in keep)
 
 # %% ../../nbs/25_variants.ipynb #d6ef613e
 SPACE_MODULES = {pack: f"gpu_forecasters.search.spaces.{pack}"  # pack -> the module whose `space()` builds its VariantSpace
