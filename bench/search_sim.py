@@ -6,7 +6,8 @@ mutator flipping 3 positions, batch 2, top-k 2; filtered arms write 16 children 
 every arm: the mean best reward with a 95% t-interval over seeds after 16, 32, 64, 96 and 128 paid evaluations, and
 the paid evaluations the arm needs to reach the standard arm's final mean best. With `--rules paper,selective` every
 filtered arm also runs under the selective rule (`search.replay.RULES`: at most 2 of the 16 measured, and only those
-with P(faster than the parent) >= 0.5), named selective_<surrogate>.
+with P(faster than the parent) >= 0.5; after 2 steps that paid for nothing, one step selects by rank alone), named
+selective_<surrogate>.
 
     .venv/bin/python bench/search_sim.py              # 40 seeds, 128 paid evaluations per run
     .venv/bin/python bench/search_sim.py --seeds 20   # fewer seeds: wider intervals, half the time

@@ -68,3 +68,20 @@ def test_measured_only_walks_the_measured_part_and_says_so(tmp_path):
     (partial / 'measurements.jsonl').write_text('\n'.join(rows[2:]) + '\n')
     r = run_tool('--landscape', partial, '--no-cost-model', '--measured-only', '--out', tmp_path / 'q', cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.strip().endswith('is not among the 98 kept variants') and not (tmp_path / 'q').exists(), r.stderr
+
+def test_a_changed_arm_replaces_its_old_runs_in_the_file(tmp_path):
+    "Rerun with other settings for one pack: its old runs leave the file, the manifest describes what is left, and load_replay reads exactly that."
+    from gpu_forecasters.search.replay import load_replay
+    land, out = made_up_landscape(tmp_path / 'land'), tmp_path / 'replay'
+    args = ('--landscape', land, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 6, '--no-cost-model', '--rules', 'paper',
+            '--accuracies', '0.6', '--max-steps', 20, '--out', out)
+    assert run_tool(*args, cwd=tmp_path).returncode == 0
+    other = json.dumps({'arm': 'standard', 'seed': 0, 'arm_hash': 'x', 'max_evaluations': 6, 'tags': {'pack': 'trimul'}})
+    with open(out / 'runs.jsonl', 'a') as f: f.write(other + '\n')  # a run of a pack this invocation does not replay
+    r = run_tool(*args, '--rules', 'selective', cwd=tmp_path)  # the filtered arm is now the selective one
+    assert r.returncode == 0 and 'replay: dropped 2 runs of fp8_quant' in r.stdout, r.stdout[-2000:]
+    lines = (out / 'runs.jsonl').read_text().splitlines()
+    assert sorted((json.loads(l)['arm'], json.loads(l)['seed']) for l in lines if 'fp8_quant' in l) == [('selective_acc0.6', 0), ('selective_acc0.6', 1), ('standard', 0), ('standard', 1)]
+    assert other in lines  # kept: not this invocation's pack
+    runs, manifest = load_replay(out)
+    assert len(runs) == 4 and {r['tags']['pack'] for r in runs} == {'fp8_quant'} and set(manifest['arms']['fp8_quant']) == {'standard', 'selective_acc0.6'}

@@ -47,7 +47,7 @@ from .events import (
 from .events import TERMINAL_STATES, DedupVerdict, _Fold, _local, _lower_ids, _parse_lines
 from .toy import NoisyOracleSurrogate, ToyEvaluator, ToyMutator, ToyProblem
 
-# %% ../../nbs/24_search.ipynb #b4eee25d
+# %% ../../nbs/24_search.ipynb #d29a350b
 MODES = ("standard", "surrogate_filtered")
 PRESETS = {  # the paper's two arms (script 00 and 04): 40 steps, batch 2, c = 1.0, capacity 1000
     "standard": {"mode": "standard", "budgets": {"max_steps": 40},
@@ -109,6 +109,7 @@ class SelectionSettings(_Strict):
     anchor: Literal["seed", "parent"] = "seed"
     on_defer: Literal[ON_DEFER] = "measure"  # a candidate the surrogate deferred: measured (paid, outside eval_per_parent) or dropped
     risk_control: str | None = None  # rule risk_controlled: a RiskControl JSON (`forecaster.fit_risk_control`); it sets `threshold`
+    stall_steps: int | None = Field(None, ge=1)  # after this many steps in a row that paid for nothing, a step selects by rank alone (no threshold)
 
 class Budgets(_Strict):
     "When the run stops: steps, paid evaluations, GPU-seconds, LLM tokens or dollars, or a target reward."
@@ -389,7 +390,7 @@ def config_of(state: SearchState) -> SearchConfig:
     _CONFIGS[id(raw)] = (raw, config)
     return config
 
-# %% ../../nbs/24_search.ipynb #2051c631
+# %% ../../nbs/24_search.ipynb #eb284503
 def _blocked(state: SearchState, b: Budgets, call: str) -> str | None:
     "The budget that blocks a new request of kind `call`, or None."
     if b.max_evaluations is not None and state.evaluations_requested >= b.max_evaluations: return "evaluations"
@@ -435,6 +436,14 @@ def _step_started(state: SearchState, c: SearchConfig) -> StepStarted:
     return StepStarted(step=state.current_step, parents=parents, scale=scale, expansions=state.stats.expansions,
                        best_reward=max(rewards) if rewards else None, at=PLACEHOLDER_AT)
 
+def _unpaid_steps(state: SearchState, limit: int) -> int:
+    "How many of the last closed steps in a row requested no evaluation (counted up to `limit`)."
+    n = 0
+    for record in reversed(state.history):
+        if n >= limit or record.evaluation_order: break
+        n += 1
+    return n
+
 def _selection(state: SearchState, c: SearchConfig, pi: int) -> SelectionMade:
     record = state.open_step
     parent_id = record.parent_ids[pi]
@@ -443,8 +452,10 @@ def _selection(state: SearchState, c: SearchConfig, pi: int) -> SelectionMade:
     rule = rule_used(c.selection.rule, anchor_reward, best)
     scored = [(x.request_id, score_candidate(rule, x.forecast, anchor_reward, best))
               for x in parent_candidates(record, pi) if x.status == "forecast"]
-    selected, deferred = select_candidates(scored, c.search.eval_per_parent, c.selection.threshold)
-    return SelectionMade(step=record.step, parent_id=parent_id, rule=rule, threshold=c.selection.threshold, anchor_id=anchor_id,
+    threshold = c.selection.threshold
+    if c.selection.stall_steps is not None and _unpaid_steps(state, c.selection.stall_steps) >= c.selection.stall_steps: threshold = None
+    selected, deferred = select_candidates(scored, c.search.eval_per_parent, threshold)
+    return SelectionMade(step=record.step, parent_id=parent_id, rule=rule, threshold=threshold, anchor_id=anchor_id,
                          selected=[SelectedEntry(request_id=r, score=s) for r, s in selected],
                          deferred=[DeferredEntry(request_id=r, score=s, why=w) for r, s, w in deferred], at=PLACEHOLDER_AT)
 

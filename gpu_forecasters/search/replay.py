@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['STANDARD_SEARCH', 'FILTERED_SEARCH', 'FILTERED_SELECTION', 'SELECTIVE_SEARCH', 'SELECTIVE_SELECTION', 'RULES',
            'RUN_COUNTERS', 'arm_name', 'landscape_arms', 'arm_hash', 'replay', 'gpu_seconds_summary', 'match_table',
-           'load_replay', 'runs_frame', 'replay_trajectories', 'replay_throughput']
+           'load_replay', 'in_manifest', 'runs_frame', 'replay_trajectories', 'replay_throughput']
 
 # %% ../../nbs/29_replay.ipynb #6d36177e
 import hashlib, json, math, os, sys, time
@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 from .driver import _merge, simulate_run, simulation_summary, evaluations_to_match
 
-# %% ../../nbs/29_replay.ipynb #30eb8ebf
+# %% ../../nbs/29_replay.ipynb #3878ad1f
 STANDARD_SEARCH = {"batch_size": 2, "samples_per_parent": 4, "eval_per_parent": 4, "archive_top_k": 2}
 FILTERED_SEARCH = {"batch_size": 2, "samples_per_parent": 16, "eval_per_parent": 4, "archive_top_k": 2}
 FILTERED_SELECTION = {"rule": "expected_bin", "anchor": "parent"}
 SELECTIVE_SEARCH = {**FILTERED_SEARCH, "eval_per_parent": 2}
-SELECTIVE_SELECTION = {"rule": "p_faster", "threshold": 0.5, "anchor": "parent"}
+SELECTIVE_SELECTION = {"rule": "p_faster", "threshold": 0.5, "anchor": "parent", "stall_steps": 2}
 RULES = {"paper": ("filtered", FILTERED_SEARCH, FILTERED_SELECTION), "selective": ("selective", SELECTIVE_SEARCH, SELECTIVE_SELECTION)}  # name -> (arm prefix, search, selection)
 
 def arm_name(accuracy: float, prefix: str = "filtered") -> str:
@@ -181,15 +181,25 @@ def match_table(sim: pd.DataFrame, # `replay` output of one pack
                     "of_reference": k / k_ref if math.isfinite(k_ref) and k_ref > 0 else np.nan})
     return pd.DataFrame(out)
 
-# %% ../../nbs/29_replay.ipynb #9e8d1264
+# %% ../../nbs/29_replay.ipynb #8752e1f9
 def load_replay(where: str = "h200", # a shipped replay (its landscape's name: measured_data/replay_<name>) or a folder written by tools/replay_landscape.py
                ) -> tuple[list, dict]: # (runs, manifest)
     "The stored runs and the manifest of a replay."
     from gpu_forecasters.search.landscape import MEASURED_DIR
     folder = Path(where) if Path(where).is_dir() else MEASURED_DIR / f"replay_{where}"
     if not (folder / "runs.jsonl").is_file(): raise FileNotFoundError(f"no replay at {folder}: runs.jsonl is missing (tools/replay_landscape.py writes it)")
-    manifest = folder / "MANIFEST.json"
-    return _read_runs(folder / "runs.jsonl"), json.loads(manifest.read_text()) if manifest.is_file() else {}
+    manifest = json.loads((folder / "MANIFEST.json").read_text()) if (folder / "MANIFEST.json").is_file() else {}
+    runs = _read_runs(folder / "runs.jsonl")
+    return ([r for r in runs if in_manifest(r, manifest)] if "arms" in manifest else runs), manifest
+
+def in_manifest(run: Mapping, # a stored run
+                manifest: Mapping, # a replay's MANIFEST.json
+               ) -> bool:
+    "Whether `run` is one of the runs `manifest` describes: its pack's arm with the same config hash, budget, spread and a seed in range."
+    pack = run.get("tags", {}).get("pack")
+    spec = manifest.get("arms", {}).get(pack, {}).get(run["arm"])
+    return (spec is not None and run["arm_hash"] == spec["hash"] and run["max_evaluations"] == manifest.get("max_evaluations")
+            and 0 <= run["seed"] < manifest.get("seeds", 0) and run.get("between_run_sd") == manifest.get("between_run_sd", {}).get(pack))
 
 def runs_frame(runs: Sequence[Mapping]) -> pd.DataFrame:
     "Stored runs as `replay`'s table: arm, seed, evaluations_paid, gpu_seconds, best_reward (+ tags)."
