@@ -1,6 +1,6 @@
 """Replay standard and surrogate-filtered searches on a measured landscape, many seeds per arm, resumably.
 
-    python tools/replay_landscape.py                                    # every pack of the H200 landscape, 20 seeds, 64 paid
+    python tools/replay_landscape.py                                    # every pack of the H200 landscape, 50 seeds, 64 paid
     python tools/replay_landscape.py --packs trimul --seeds 5 --max-evaluations 32 --out /tmp/replay
     python tools/replay_landscape.py --landscape path/to/folder --no-cost-model --out /tmp/replay
     python tools/replay_landscape.py --rules paper                      # only the paper's selection rule
@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--landscape", default="h200", help="a shipped landscape's name or a folder written by tools/measure_landscape.py")
     ap.add_argument("--packs", default=None, help="comma-separated packs (default: every pack of the landscape)")
-    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--seeds", type=int, default=50, help="seeds per arm (20 left the bootstrap intervals of the H200 replay too wide to decide anything)")
     ap.add_argument("--max-evaluations", type=int, default=64)
     ap.add_argument("--accuracies", default="0.125,0.6")
     ap.add_argument("--no-cost-model", action="store_true", help="no cost-model arms")
