@@ -39,6 +39,7 @@ def test_replay_runs_resumes_and_refuses_a_partial_landscape(tmp_path):
     manifest = json.loads((out / 'MANIFEST.json').read_text())
     assert (manifest['landscape'], manifest['seeds'], manifest['max_evaluations'], manifest['rules'], manifest['max_steps']) == ('land', 2, 8, ['paper', 'selective'], 20)
     assert set(manifest['arms']['fp8_quant']) == set(arms)
+    assert all(x['data_sha256'] == manifest['arms']['fp8_quant'][x['arm']]['data_sha256'] for x in runs)  # runs know the data they were made on
     assert manifest['retest_sha256'] is None and manifest['between_run_sd'] == {'fp8_quant': 0.0097}  # no retests: the pack's constant
     r = run_tool(*args, cwd=tmp_path)  # resumed: nothing runs again
     assert r.returncode == 0 and '1/10' not in r.stdout, r.stdout[-2000:]

@@ -10,7 +10,8 @@ For each pack the arms of `search.replay.landscape_arms` (standard; filtered wit
 at accuracy 0.6, the cost model held out from the pack, and the cost model learning online; each surrogate once per
 selection rule: the paper's and the selective one) run with seeds 0..N-1.
 Each finished (pack, arm, seed) run is appended to `<out>/runs.jsonl` (fsynced); a rerun skips finished runs and
-runs again only what is missing or whose arm config changed; at the end, runs of the replayed packs made with other
+runs again only what is missing or whose arm config or data changed (the landscape's measurements and retests, the
+cost model's file: `search.replay.arm_data_sha256`); at the end, runs of the replayed packs made with other
 settings are dropped from the file (runs of other packs are kept). `<out>/MANIFEST.json` records the landscape (name,
 sha256 of its measurements), the seeds, the budget, every arm's config hash and the package version; it is
 rewritten at the end, with the between-run spread each pack's draws used (from the landscape's retests) and the
@@ -39,7 +40,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import gpu_forecasters
     from gpu_forecasters.search.landscape import MEASURED_DIR, LandscapeError, load_landscape
-    from gpu_forecasters.search.replay import RULES, arm_hash, in_manifest, landscape_arms, replay
+    from gpu_forecasters.search.replay import RULES, arm_data_sha256, arm_hash, in_manifest, landscape_arms, replay
     rules = tuple(args.rules.split(","))
     if unknown := [r for r in rules if r not in RULES]:
         print(f"replay: unknown rules {', '.join(unknown)} (valid: {', '.join(RULES)})", file=sys.stderr); return 2
@@ -74,9 +75,10 @@ def main(argv=None) -> int:
                 "between_run_sd": {pack: landscape.between_run_sd(pack) for pack in packs}, "seeds": args.seeds,
                 "max_evaluations": args.max_evaluations, "rules": list(rules), "measured_only": args.measured_only,
                 "coverage": {pack: list(landscape.coverage(pack)) for pack in packs}, "max_steps": args.max_steps, "package_version": gpu_forecasters.__version__,
-                "arms": {pack: {arm: {"hash": arm_hash(raw), "config": raw} for arm, raw in arms.items()} for pack, arms in arms_of.items()}}
+                "arms": {pack: {arm: {"hash": arm_hash(raw), "data_sha256": arm_data_sha256(raw), "config": raw} for arm, raw in arms.items()}
+                         for pack, arms in arms_of.items()}}
     stale = compact(out / "runs.jsonl", lambda r: r.get("tags", {}).get("pack") not in arms_of or in_manifest(r, manifest))
-    if stale: print(f"replay: dropped {stale} runs of {', '.join(packs)} made with other settings (arm configs, budget, seeds or spread)")
+    if stale: print(f"replay: dropped {stale} runs of {', '.join(packs)} made with other settings (arm configs or data, budget, seeds or spread)")
     manifest["runs_sha256"] = hashlib.sha256((out / "runs.jsonl").read_bytes()).hexdigest()
     tmp = out / "MANIFEST.json.tmp"
     tmp.write_text(json.dumps(manifest, indent=1) + "\n"); os.replace(tmp, out / "MANIFEST.json")

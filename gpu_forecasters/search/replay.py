@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['STANDARD_SEARCH', 'FILTERED_SEARCH', 'FILTERED_SELECTION', 'SELECTIVE_SEARCH', 'SELECTIVE_SELECTION', 'RULES',
-           'RUN_COUNTERS', 'arm_name', 'landscape_arms', 'arm_hash', 'replay', 'gpu_seconds_summary', 'match_table',
-           'load_replay', 'in_manifest', 'runs_frame', 'replay_trajectories', 'replay_throughput']
+           'RUN_COUNTERS', 'arm_name', 'landscape_arms', 'arm_hash', 'replay', 'arm_data_sha256', 'gpu_seconds_summary',
+           'match_table', 'load_replay', 'in_manifest', 'runs_frame', 'replay_trajectories', 'replay_throughput']
 
 # %% ../../nbs/29_replay.ipynb #6d36177e
 import hashlib, json, math, os, sys, time
@@ -54,7 +54,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #03f523ae
+# %% ../../nbs/29_replay.ipynb #059709f7
 RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
                 "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
                 "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
@@ -87,18 +87,20 @@ def replay(arms: Mapping[str, Mapping], # arm name -> config (`landscape_arms`)
     done = {}
     if path is not None:
         for r in _read_runs(path):
-            done[r["arm"], r["seed"], r["arm_hash"], r["max_evaluations"], json.dumps(r.get("tags", {}), sort_keys=True), r.get("between_run_sd")] = r
+            done[r["arm"], r["seed"], r["arm_hash"], r["max_evaluations"], json.dumps(r.get("tags", {}), sort_keys=True), r.get("between_run_sd"), r.get("data_sha256")] = r
     todo = [(arm, seed) for arm in arms for seed in seeds]
     started, frames, ran = time.perf_counter(), [], 0
     for n, (arm, seed) in enumerate(todo, 1):
         true_value, sd = _on_landscape(arms[arm], truths)  # new retests change a landscape's spread: runs drawn with another are run again
-        key = (arm, seed, arm_hash(arms[arm]), max_evaluations, json.dumps(tags, sort_keys=True), sd)
+        data = arm_data_sha256(arms[arm], truths)  # so do new measurements, or a refitted cost model: the arm's config names them, its hash cannot see them
+        key = (arm, seed, arm_hash(arms[arm]), max_evaluations, json.dumps(tags, sort_keys=True), sd, data)
         run = done.get(key)
         if run is not None and true_value is not None and "best_true" not in run: run = None  # written before runs kept it
         if run is None:
             summary = {}
             rows = simulate_run(arms[arm], seed, max_evaluations, where=f"arm {arm}", summary=summary, true_value=true_value)
             run = {"arm": arm, "seed": seed, "arm_hash": key[2], "max_evaluations": max_evaluations, "tags": tags, **({} if sd is None else {"between_run_sd": sd}),
+                   **({} if data is None else {"data_sha256": data}),
                    **{c: [r[c] for r in rows] for c in ("gpu_seconds", "best_reward", "best_true") if c in rows[0]},
                    "summary": {k: summary[k] for k in RUN_COUNTERS}}
             if path is not None:
@@ -111,6 +113,28 @@ def replay(arms: Mapping[str, Mapping], # arm name -> config (`landscape_arms`)
                          f"({rate:.2f} runs/s, ETA {(len(todo) - n) / rate:.0f} s)")
         frames.append(_run_frame(run))
     return pd.concat(frames, ignore_index=True)
+
+def arm_data_sha256(config: Mapping, # an arm's config
+                    cache: dict | None = None, # reused between calls (keyed by landscape and model)
+                   ) -> str | None:
+    "A hash of the data an arm's runs depend on beyond its config: the landscape's measurements and retests, and the cost model's file if it uses one; None off a landscape."
+    from gpu_forecasters.search.landscape import load_landscape
+    from gpu_forecasters.cost_model import COST_MODELS
+    from gpu_forecasters.search.landscape import MEASURED_DIR
+    ev, cache = config.get("evaluator") or {}, {} if cache is None else cache
+    if ev.get("kind") != "landscape": return None
+    surrogate = config.get("surrogate") or {}
+    model = str(surrogate.get("model", "h200")) if surrogate.get("backend") == "cost_model" else None
+    key = ("data", str(ev["landscape"]), model)
+    if key not in cache:
+        land = load_landscape(ev["landscape"])
+        h = hashlib.sha256(json.dumps([land.rows[v] for v in sorted(land.rows)], sort_keys=True).encode())
+        h.update(json.dumps([land.retests[v] for v in sorted(land.retests)], sort_keys=True).encode())
+        if model is not None:
+            folder = MEASURED_DIR / COST_MODELS[model][0] if model in COST_MODELS else Path(model)
+            h.update((folder / "model.pkl").read_bytes() if (folder / "model.pkl").is_file() else b"")
+        cache[key] = h.hexdigest()[:16]
+    return cache[key]
 
 def _on_landscape(config: Mapping, cache: dict) -> tuple:
     "(true value, between-run sd) of an arm that searches a landscape: its measured speedup of a kernel's variant, and the spread its draws use; (None, None) for other arms."
@@ -181,7 +205,7 @@ def match_table(sim: pd.DataFrame, # `replay` output of one pack
                     "of_reference": k / k_ref if math.isfinite(k_ref) and k_ref > 0 else np.nan})
     return pd.DataFrame(out)
 
-# %% ../../nbs/29_replay.ipynb #8752e1f9
+# %% ../../nbs/29_replay.ipynb #cc445416
 def load_replay(where: str = "h200", # a shipped replay (its landscape's name: measured_data/replay_<name>) or a folder written by tools/replay_landscape.py
                ) -> tuple[list, dict]: # (runs, manifest)
     "The stored runs and the manifest of a replay."
@@ -199,7 +223,8 @@ def in_manifest(run: Mapping, # a stored run
     pack = run.get("tags", {}).get("pack")
     spec = manifest.get("arms", {}).get(pack, {}).get(run["arm"])
     return (spec is not None and run["arm_hash"] == spec["hash"] and run["max_evaluations"] == manifest.get("max_evaluations")
-            and 0 <= run["seed"] < manifest.get("seeds", 0) and run.get("between_run_sd") == manifest.get("between_run_sd", {}).get(pack))
+            and 0 <= run["seed"] < manifest.get("seeds", 0) and run.get("between_run_sd") == manifest.get("between_run_sd", {}).get(pack)
+            and run.get("data_sha256") == spec.get("data_sha256"))
 
 def runs_frame(runs: Sequence[Mapping]) -> pd.DataFrame:
     "Stored runs as `replay`'s table: arm, seed, evaluations_paid, gpu_seconds, best_reward (+ tags)."
