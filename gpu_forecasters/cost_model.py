@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['CODE_COUNTS', 'CODE_MAXIMA', 'MIN_SIGMA_LOG2', 'MODEL_VERSION', 'COST_MODELS', 'LEARNABLE_FAILURES', 'code_features',
            'variant_features', 'pair_sigma', 'bin_probabilities', 'CostModel', 'pair_truth', 'cross_validate',
-           'leave_one_pack_out', 'save_cost_model', 'fit_shipped_cost_model', 'load_cost_model', 'training_rows',
-           'fit_held_out', 'LearningCostModel']
+           'leave_one_pack_out', 'save_cost_model', 'fit_shipped_cost_model', 'cost_model_folder', 'load_cost_model',
+           'training_rows', 'fit_held_out', 'LearningCostModel']
 
 # %% ../nbs/28_cost_model.ipynb #95f45655
 import math, re
@@ -238,7 +238,7 @@ def leave_one_pack_out(rows: list, # landscape rows of two or more packs
     "`cross_validate` with each pack held out whole: how the model does on a kernel it never saw."
     return cross_validate(rows, "pack", seed=seed)
 
-# %% ../nbs/28_cost_model.ipynb #ea01c06b
+# %% ../nbs/28_cost_model.ipynb #2cba0f08
 COST_MODELS = {"h200": ("cost_model_h200", "h200")}  # shipped models: name -> (folder under measured_data/, landscape name)
 
 def _sklearn_version() -> str:
@@ -273,14 +273,20 @@ def fit_shipped_cost_model(name: str = "h200", # a shipped model's name (`COST_M
     model = CostModel.fit(list(landscape.rows.values()))
     return save_cost_model(model, MEASURED_DIR / sub if folder is None else folder, _landscape_sha(landscape))
 
+def cost_model_folder(name_or_path = "h200", # a shipped name (`COST_MODELS`) or a folder written by `save_cost_model`
+                     ):
+    "Where a cost model's model.pkl and MANIFEST.json are (a Path; it may not exist)."
+    from pathlib import Path
+    from gpu_forecasters.search.landscape import MEASURED_DIR
+    shipped = COST_MODELS.get(str(name_or_path))
+    return MEASURED_DIR / shipped[0] if shipped else Path(name_or_path)
+
 def load_cost_model(name_or_path = "h200", # a shipped name (`COST_MODELS`) or a folder written by `save_cost_model`
                    ) -> CostModel:
     "The fitted model; refitted from its landscape (one warning) when it was written by another scikit-learn or model version."
     import hashlib, json, logging, pickle
-    from pathlib import Path
-    from gpu_forecasters.search.landscape import MEASURED_DIR, load_landscape
-    shipped = COST_MODELS.get(str(name_or_path))
-    folder = MEASURED_DIR / shipped[0] if shipped else Path(name_or_path)
+    from gpu_forecasters.search.landscape import load_landscape
+    shipped, folder = COST_MODELS.get(str(name_or_path)), cost_model_folder(name_or_path)
     if not (folder / "MANIFEST.json").is_file():
         known = ", ".join(COST_MODELS)
         raise FileNotFoundError(f"no cost model at {folder} (shipped: {known}; or a folder written by save_cost_model)")

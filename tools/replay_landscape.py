@@ -69,13 +69,13 @@ def main(argv=None) -> int:
         print(f"replay {pack}: {len(arms)} arms x {args.seeds} seeds, {args.max_evaluations} paid evaluations each", flush=True)
         replay(arms, range(args.seeds), args.max_evaluations, out=out / "runs.jsonl", tags={"pack": pack},
                progress=lambda line, pack=pack: print(f"  {pack} {line}", flush=True))
-    files = landscape.manifest.get("files", {})
+    files, loaded = landscape.manifest.get("files", {}), {}  # `loaded`: the landscape read once for every arm's data hash
     manifest = {"kind": "replay", "landscape": landscape.name, "landscape_sha256": files.get("measurements.jsonl", {}).get("sha256"),
                 "retest_sha256": files.get("retest.jsonl", {}).get("sha256"),
                 "between_run_sd": {pack: landscape.between_run_sd(pack) for pack in packs}, "seeds": args.seeds,
                 "max_evaluations": args.max_evaluations, "rules": list(rules), "measured_only": args.measured_only,
                 "coverage": {pack: list(landscape.coverage(pack)) for pack in packs}, "max_steps": args.max_steps, "package_version": gpu_forecasters.__version__,
-                "arms": {pack: {arm: {"hash": arm_hash(raw), "data_sha256": arm_data_sha256(raw), "config": raw} for arm, raw in arms.items()}
+                "arms": {pack: {arm: {"hash": arm_hash(raw), "data_sha256": arm_data_sha256(raw, loaded), "config": raw} for arm, raw in arms.items()}
                          for pack, arms in arms_of.items()}}
     stale = compact(out / "runs.jsonl", lambda r: r.get("tags", {}).get("pack") not in arms_of or in_manifest(r, manifest))
     if stale: print(f"replay: dropped {stale} runs of {', '.join(packs)} made with other settings (arm configs or data, budget, seeds or spread)")

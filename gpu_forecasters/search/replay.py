@@ -54,7 +54,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #059709f7
+# %% ../../nbs/29_replay.ipynb #71655b5e
 RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
                 "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
                 "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
@@ -114,37 +114,43 @@ def replay(arms: Mapping[str, Mapping], # arm name -> config (`landscape_arms`)
         frames.append(_run_frame(run))
     return pd.concat(frames, ignore_index=True)
 
+def _landscape(name: str, cache: dict):
+    "The landscape `name`, loaded once per cache, with a hash of its measurements and retests."
+    from gpu_forecasters.search.landscape import load_landscape
+    if ("landscape", name) not in cache:
+        land = load_landscape(name)
+        h = hashlib.sha256(json.dumps([land.rows[v] for v in sorted(land.rows)], sort_keys=True).encode())
+        h.update(json.dumps([land.retests[v] for v in sorted(land.retests)], sort_keys=True).encode())
+        cache["landscape", name] = land, h
+    return cache["landscape", name]
+
 def arm_data_sha256(config: Mapping, # an arm's config
                     cache: dict | None = None, # reused between calls (keyed by landscape and model)
                    ) -> str | None:
     "A hash of the data an arm's runs depend on beyond its config: the landscape's measurements and retests, and the cost model's file if it uses one; None off a landscape."
-    from gpu_forecasters.search.landscape import load_landscape
-    from gpu_forecasters.cost_model import COST_MODELS
-    from gpu_forecasters.search.landscape import MEASURED_DIR
+    from gpu_forecasters.cost_model import cost_model_folder
     ev, cache = config.get("evaluator") or {}, {} if cache is None else cache
     if ev.get("kind") != "landscape": return None
     surrogate = config.get("surrogate") or {}
     model = str(surrogate.get("model", "h200")) if surrogate.get("backend") == "cost_model" else None
     key = ("data", str(ev["landscape"]), model)
     if key not in cache:
-        land = load_landscape(ev["landscape"])
-        h = hashlib.sha256(json.dumps([land.rows[v] for v in sorted(land.rows)], sort_keys=True).encode())
-        h.update(json.dumps([land.retests[v] for v in sorted(land.retests)], sort_keys=True).encode())
+        h = _landscape(str(ev["landscape"]), cache)[1].copy()
         if model is not None:
-            folder = MEASURED_DIR / COST_MODELS[model][0] if model in COST_MODELS else Path(model)
-            h.update((folder / "model.pkl").read_bytes() if (folder / "model.pkl").is_file() else b"")
+            pkl = cost_model_folder(model) / "model.pkl"
+            h.update(pkl.read_bytes() if pkl.is_file() else b"")
         cache[key] = h.hexdigest()[:16]
     return cache[key]
 
 def _on_landscape(config: Mapping, cache: dict) -> tuple:
     "(true value, between-run sd) of an arm that searches a landscape: its measured speedup of a kernel's variant, and the spread its draws use; (None, None) for other arms."
-    from gpu_forecasters.search.landscape import LandscapeProblem, load_landscape
+    from gpu_forecasters.search.landscape import LandscapeProblem
     ev = config.get("evaluator") or {}
     if ev.get("kind") != "landscape": return None, None
-    key = (str(ev["landscape"]), config["problem"]["pack"])
+    key = ("truth", str(ev["landscape"]), config["problem"]["pack"])
     if key not in cache:
-        land = load_landscape(key[0])
-        cache[key] = LandscapeProblem(land, key[1]).reward, land.between_run_sd(key[1])
+        land = _landscape(key[1], cache)[0]
+        cache[key] = LandscapeProblem(land, key[2]).reward, land.between_run_sd(key[2])
     return cache[key]
 
 def _run_frame(run: Mapping) -> pd.DataFrame:
