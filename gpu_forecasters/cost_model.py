@@ -8,7 +8,7 @@ __all__ = ['CODE_COUNTS', 'CODE_MAXIMA', 'MIN_SIGMA_LOG2', 'MODEL_VERSION', 'COS
            'leave_one_pack_out', 'save_cost_model', 'fit_shipped_cost_model', 'cost_model_folder', 'load_cost_model',
            'training_rows', 'fit_held_out', 'LearningCostModel']
 
-# %% ../nbs/28_cost_model.ipynb #95f45655
+# %% ../nbs/28_cost_model.ipynb #177496e1
 import math, re
 from collections import Counter
 from functools import lru_cache
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 from .bins import LOG2_EDGES, N_BINS, bins_of
-from .search.variants import get_space
+from .search.variants import get_space, known_spaces
 
 # %% ../nbs/28_cost_model.ipynb #c1489665
 CODE_COUNTS = {  # generic features: how often the source does each thing (comparable across packs)
@@ -43,13 +43,12 @@ def code_features(source: str, # a kernel's source
     out["code:lines"] = float(sum(1 for line in source.splitlines() if line.strip()))
     return out
 
-# %% ../nbs/28_cost_model.ipynb #c9b16204
+# %% ../nbs/28_cost_model.ipynb #bd89e361
 @lru_cache(maxsize=8192)
 def _variant_features(source: str, pack: str | None) -> dict:
     out = {}
     if pack is not None:
-        try: space = get_space(pack)
-        except KeyError: space = None
+        space = get_space(pack) if pack in known_spaces() else None  # a pack without a variant space (the paper's gdn_chunk_fwd_h) has code features only
         params = space.params_of(source) if space is not None else None
         if params is not None: out = {f"{pack}:{k}": v for k, v in space.features(params).items()}
     return out | code_features(source)

@@ -213,7 +213,7 @@ async def _forecast_with_retries(self: LLMSurrogate, query: SurrogateQuery, *, s
 
 LLMSurrogate.forecast = _forecast_with_retries
 
-# %% ../nbs/03_surrogates.ipynb #640d12de
+# %% ../nbs/03_surrogates.ipynb #24e4a167
 LABEL_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # a label cannot start with "_": `_meta` is reserved in metrics.json
 
 class PromptConfig(BaseModel):
@@ -293,7 +293,7 @@ class UniformConfig(_Base):
 class ClimatologyConfig(_Base):
     "Per-pack bin frequencies of training rows, with add-alpha smoothing."
     backend: Literal["climatology"]
-    training_rows: str = "hub"  # "hub" | "sample" | path (read with `data.load_rl_pool`)
+    training_rows: str = "hub"  # an RL pool: "hub" | "sample" | path (`data.load_rl_pool`); or "eval_set:" + an eval set (its own bins)
     alpha: float = Field(1.0, gt=0)
 
 class OracleNoiseConfig(_Base):
