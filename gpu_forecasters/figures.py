@@ -18,7 +18,7 @@ __all__ = ['SAMPLE_SUFFIX', 'DATA_KINDS', 'HEADLINE', 'ERRORS', 'HIGHER_IS_BETTE
            'write_table', 'write_figure', 'resolve_keys', 'FigureConfig', 'is_sample', 'data_report', 'write_index',
            'default_source', 'load_search_tables', 'table_caption', 'make_all', 'figures_command']
 
-# %% ../nbs/45_figures.ipynb #de17f93e
+# %% ../nbs/45_figures.ipynb #d9383fe5
 import hashlib, html, io, json, math, re, sys, time, warnings
 import datetime as _dt
 from pathlib import Path
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 import gpu_forecasters
 from .data import (MEASURED_SETS, PUBLISHED_SURROGATES, load_eval_set, atomic_write_bytes, atomic_write_text,
                                   load_json_config, prob_matrix)
-from .metrics import (ForecastTable, compute_metrics, ece, half_brier, ensure_writable_dir, load_source,
+from .metrics import (ForecastTable, compute_metrics, ece, half_brier, with_failure_column, ensure_writable_dir, load_source,
                                      load_prediction_sources)
 
 # %% ../nbs/45_figures.ipynb #f5585672
@@ -152,7 +152,7 @@ def tab1_headline(eval_df: pd.DataFrame, # eval-set rows
     metrics, _ = compute_metrics(forecast_table(eval_df, preds_df, dedup=dedup), n_bootstrap=n_bootstrap, seed=seed)
     return headline_from_metrics(metrics)
 
-# %% ../nbs/45_figures.ipynb #03ce72fb
+# %% ../nbs/45_figures.ipynb #256f9ea7
 def paper_summary(eval_df: pd.DataFrame, # eval-set rows
                   preds_df: pd.DataFrame, # prediction rows
                   labels=None, # surrogates to include, in order (default: all)
@@ -171,7 +171,7 @@ def paper_summary(eval_df: pd.DataFrame, # eval-set rows
         rows.append(dict(surrogate=label, n_parsed=len(mine),
                          accuracy=float(np.mean(stated == y)) if len(mine) else math.nan,
                          within_one=float(np.mean(np.abs(stated - y) <= 1)) if len(mine) else math.nan,
-                         brier_sum=float(np.mean(2 * half_brier(P, y))) if len(mine) else math.nan))
+                         brier_sum=float(np.mean(2 * half_brier(with_failure_column(P, y), y))) if len(mine) else math.nan))
     return pd.DataFrame(rows)
 
 # %% ../nbs/45_figures.ipynb #289d1446
@@ -967,7 +967,7 @@ def load_search_tables(search_runs=None, # project run directories (searched rec
             tables.append(search_log_table(path, run=run, fmt="project"))
     return tables
 
-# %% ../nbs/45_figures.ipynb #25f7deb4
+# %% ../nbs/45_figures.ipynb #06dc69b1
 def table_caption(key: str, # the table's key
                   data: str, # the data it comes from (`data_title`, `search_title`, ...)
                   text: str, # what it shows
@@ -1013,7 +1013,7 @@ def make_all(*,
     started = time.time()
     eval_report = None
     if isinstance(eval_set, pd.DataFrame): eval_df = eval_set
-    else: eval_df, eval_report = load_source("--eval-set", load_eval_set, eval_set, revision=revision, return_report=True)
+    else: eval_df, eval_report = load_source("--eval-set", load_eval_set, eval_set, revision=revision, return_report=True, outcomes=9)  # failure rows allowed
     preds_df = predictions if isinstance(predictions, pd.DataFrame) else load_prediction_sources(predictions, revision=revision)
     preds_df, labels = _select_surrogates(preds_df, surrogates)
     search_events = default_source(search_events, eval_set)

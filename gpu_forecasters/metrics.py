@@ -7,18 +7,18 @@ __all__ = ['NLL_FLOOR', 'FEW_DATA_SETS', 'ECE_BINS', 'PAIRWISE_MAX_ROWS', 'SELEC
            'POPULATIONS', 'SCORED', 'ALL_ONLY', 'PARSED_ONLY', 'REGRETS', 'CI_LEVEL', 'MAX_UNDEFINED_RESAMPLES',
            'CURVE_POINTS', 'METRICS_SCHEMA_VERSION', 'BOOTSTRAP_CHUNK_CELLS', 'EXACT_BOOTSTRAP_MAX_CELLS', 'BAG_CELLS',
            'BAG_RESAMPLES', 'BAG_EXPONENT', 'BAG_WITHOUT_CI', 'TABLE_METRICS', 'CSV_COLUMNS', 'outcome_columns',
-           'half_brier', 'rps', 'nll', 'weighted_mean', 'weighted_sd', 'ece_bucket', 'weighted_ece', 'ece',
-           'classwise_ece', 'weighted_spearman', 'weighted_kendall', 'weighted_auroc', 'SurrogateRows', 'ForecastTable',
-           'loo_climatology', 'bootstrap_plan', 'compute_metrics', 'evaluate_rows', 'metrics_json', 'metrics_csv',
-           'write_outputs', 'format_table', 'ensure_writable_dir', 'load_source', 'load_prediction_sources',
-           'metrics_command']
+           'with_failure_column', 'half_brier', 'rps', 'nll', 'weighted_mean', 'weighted_sd', 'ece_bucket',
+           'weighted_ece', 'ece', 'classwise_ece', 'weighted_spearman', 'weighted_kendall', 'weighted_auroc',
+           'SurrogateRows', 'ForecastTable', 'loo_climatology', 'bootstrap_plan', 'compute_metrics', 'evaluate_rows',
+           'metrics_json', 'metrics_csv', 'write_outputs', 'format_table', 'ensure_writable_dir', 'load_source',
+           'load_prediction_sources', 'metrics_command']
 
 # %% ../nbs/06_metrics.ipynb #099be3af
 import math, warnings
 import numpy as np
 from scipy import stats
 
-# %% ../nbs/06_metrics.ipynb #b9858827
+# %% ../nbs/06_metrics.ipynb #3a4ae3e6
 NLL_FLOOR = 1e-12  # probabilities below this are floored in the log score
 FEW_DATA_SETS = 8  # up to this many weighted data sets (rows of W), loop over them instead of matrix products
 ECE_BINS = 10  # equal-width confidence buckets for every ECE
@@ -35,6 +35,13 @@ def outcome_columns(y, # true bins: 1..8, or 0..8 with a 9-column forecast
 
 def _onehot(y, n_outcomes: int) -> np.ndarray:
     return np.eye(n_outcomes)[outcome_columns(y, n_outcomes)]
+
+def with_failure_column(P, # (n, 8) or (n, 9) forecasts
+                        y, # (n,) true bins
+                       ) -> np.ndarray:
+    "An 8-outcome forecast scored against failing candidates (true bin 0) as a 9-outcome one whose p_failure is 0."
+    P = np.asarray(P, dtype=float)
+    return np.column_stack([np.zeros(len(P)), P]) if P.shape[1] == 8 and (np.asarray(y) == 0).any() else P
 
 def half_brier(P, # (n, K) forecasts
                y, # (n,) true bins
@@ -420,7 +427,7 @@ def _truth_table(eval_rows: pd.DataFrame, warnings: list) -> pd.DataFrame:
     return pd.DataFrame({"comparison_id": first.index, "pack": first["pack"].to_numpy(),
                          "true_bin": first["true_bin"].to_numpy(), "speedup": speed}).reset_index(drop=True)
 
-# %% ../nbs/06_metrics.ipynb #ede98799
+# %% ../nbs/06_metrics.ipynb #d4c8a5fa
 def _float_column(df: pd.DataFrame, name: str) -> np.ndarray:
     if name not in df: return np.full(len(df), np.nan)
     return pd.to_numeric(df[name], errors="coerce").astype(float).to_numpy()
@@ -431,8 +438,7 @@ def _surrogate_rows(label: str, preds: pd.DataFrame, truth: pd.DataFrame) -> Sur
     ids = preds["comparison_id"].astype(str).to_numpy()
     at = truth.set_index("comparison_id").loc[ids]
     y = at["true_bin"].to_numpy(np.int64)
-    if P.shape[1] == 8 and (y == 0).any():  # an 8-outcome surrogate on a set with failing candidates: its p_failure is 0
-        P = np.column_stack([np.zeros(len(P)), P])
+    P = with_failure_column(P, y)
     outcomes = P.shape[1]
     deferred = preds["deferred"].fillna(False).astype(bool).to_numpy() if "deferred" in preds else np.zeros(len(preds), bool)
     P = np.where(parsed[:, None], P, 1.0 / outcomes)
@@ -1153,7 +1159,7 @@ def load_prediction_sources(sources, # one or more "hub" / "sample" / paths (fil
     out.attrs["source"] = ", ".join(str(f.attrs.get("source", s)) for f, s in zip(frames, sources))
     return out
 
-# %% ../nbs/06_metrics.ipynb #056cde0f
+# %% ../nbs/06_metrics.ipynb #22ec5b92
 def metrics_command(eval_set="sample", # "hub", "sample" or a path
                     predictions=("sample",), # one or more "hub" / "sample" / paths
                     output_dir="metrics", # where metrics.json, metrics.csv and curves.json go
@@ -1177,7 +1183,7 @@ def metrics_command(eval_set="sample", # "hub", "sample" or a path
     _check_tie_rule(ties)
     out_dir = ensure_writable_dir(output_dir)
     started = time.time()
-    eval_df = load_source("--eval-set", load_eval_set, eval_set, revision=revision)
+    eval_df = load_source("--eval-set", load_eval_set, eval_set, revision=revision, outcomes=9)  # 9: an eval set may hold failure rows; an 8-outcome set reads the same
     preds_df = load_prediction_sources(predictions, revision=revision)
     table = ForecastTable.build(eval_df, preds_df, dedup=dedup)
     for warning in table.warnings: print(f"warning: {warning}", file=log)

@@ -213,7 +213,7 @@ async def _forecast_with_retries(self: LLMSurrogate, query: SurrogateQuery, *, s
 
 LLMSurrogate.forecast = _forecast_with_retries
 
-# %% ../nbs/03_surrogates.ipynb #24e4a167
+# %% ../nbs/03_surrogates.ipynb #0f6f94ce
 LABEL_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # a label cannot start with "_": `_meta` is reserved in metrics.json
 
 class PromptConfig(BaseModel):
@@ -310,6 +310,7 @@ class CostModelConfig(_Base):
     online: bool = False  # learn from each measurement a search pays for (`cost_model.LearningCostModel`; a shipped model only)
     refit_every: int = Field(8, ge=1)  # online: refit after this many new measurements
     hold_out_own_pack: bool = False  # answer each query with a model fitted without the query's pack (leave-one-pack-out scoring; a shipped model only)
+    outcomes: Literal[8, 9] = 8  # 9: also the probability that the candidate fails (bin 0), from the model's failure classifier
 
 SurrogateConfig = Annotated[Union[LiteLLMConfig, OpenAIHTTPConfig, TinkerConfig, LocalConfig, UniformConfig,
                                   ClimatologyConfig, OracleNoiseConfig, CostModelConfig], Field(discriminator="backend")]
@@ -407,18 +408,22 @@ class OracleNoiseSurrogate(_Baseline):
         p = gaussian_bin_probs(m, self.reported_sigma)
         return self._result(p, p.index(max(p)) + 1, f"noisy oracle (sigma {self.noise_sigma:g})", seed, start)
 
-# %% ../nbs/03_surrogates.ipynb #63d62e4a
+# %% ../nbs/03_surrogates.ipynb #adb5ae74
 class CostModelSurrogate(_Baseline):
     "A fitted `cost_model.CostModel` answering (anchor, candidate) queries from their code."
     backend = "cost_model"
-    def __init__(self, label: str, model, name: str = "", seed: int | None = None, hold_out=(), own_pack: bool = False):
+    def __init__(self, label: str, model, name: str = "", seed: int | None = None, hold_out=(), own_pack: bool = False,
+                 outcomes: int = 8):
         super().__init__(label, seed)
         self.model, self.name, self.hold_out, self.own_pack = model, name, sorted(hold_out), own_pack
+        if outcomes not in (8, 9): raise ValueError(f"outcomes must be 8 or 9, got {outcomes}")
+        if outcomes == 9: self.options = PromptOptions(outcomes=9)
 
     def hash_fields(self) -> dict:
         out = {**super().hash_fields(), "model": self.name, "model_version": self.model.version,
                "trained_on": self.model.trained_on, "sigma_log2": round(self.model.sigma_log2, 12)}
         if self.own_pack: out["hold_out_own_pack"] = True
+        if self.options.outcomes == 9: out["outcomes"] = 9  # 8-outcome hashes stay what they were
         return {**out, "hold_out": self.hold_out} if self.hold_out else out
 
     def model_for(self, pack: str):
@@ -430,8 +435,9 @@ class CostModelSurrogate(_Baseline):
     async def forecast(self, query: SurrogateQuery, *, seed: int | None = None) -> SurrogateResult:
         start = time.perf_counter()
         model = self.model_for(query.op_name)
-        p = [float(x) for x in model.forecast([query.anchor_code], [query.candidate_code], [query.op_name])[0]]
-        return self._result(p, p.index(max(p)) + 1, f"cost model {self.name or ''}".strip(), seed, start)
+        nine = self.options.outcomes == 9
+        p = [float(x) for x in model.forecast([query.anchor_code], [query.candidate_code], [query.op_name], outcomes=self.options.outcomes)[0]]
+        return self._result(p, p.index(max(p)) + (0 if nine else 1), f"cost model {self.name or ''}".strip(), seed, start)
 
 class LearningCostModelSurrogate(CostModelSurrogate):
     "A cost model that learns from a search's paid measurements: the search driver calls `observe` with each one."
@@ -1068,7 +1074,7 @@ def resolve_training_artifact(cfg, # a surrogate config (pydantic)
                      cfg.label, prompt["prompt_version"], PROMPT_VERSION)
     return cfg.model_copy(update=update)
 
-# %% ../nbs/03_surrogates.ipynb #76f82ada
+# %% ../nbs/03_surrogates.ipynb #9ceaeb59
 def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
                           *,
                           training_rows=None, # DataFrame for `climatology` (the runner loads `cfg.training_rows`)
@@ -1091,9 +1097,10 @@ def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
             model = fit_held_out(cfg.model, cfg.hold_out) if cfg.hold_out else load_cost_model(cfg.model)
             if cfg.hold_out_own_pack and cfg.online: raise ValueError("hold_out_own_pack is for scoring: a search holds out its pack with hold_out")
             if cfg.hold_out_own_pack: training_rows(cfg.model, cfg.hold_out)  # a shipped model's landscape: checked now, not at the first query
-            if not cfg.online: return CostModelSurrogate(cfg.label, model, cfg.model, seed=seed, hold_out=cfg.hold_out, own_pack=cfg.hold_out_own_pack)
+            if not cfg.online: return CostModelSurrogate(cfg.label, model, cfg.model, seed=seed, hold_out=cfg.hold_out, own_pack=cfg.hold_out_own_pack,
+                                                         outcomes=cfg.outcomes)
             learner = LearningCostModel(model, training_rows(cfg.model, cfg.hold_out)[0], cfg.refit_every)
-            return LearningCostModelSurrogate(cfg.label, learner, cfg.model, seed=seed, hold_out=cfg.hold_out)
+            return LearningCostModelSurrogate(cfg.label, learner, cfg.model, seed=seed, hold_out=cfg.hold_out, outcomes=cfg.outcomes)
         except (FileNotFoundError, ValueError) as e: raise SurrogateSetupError(f"{cfg.label}: {e}") from None
     common = dict(options=cfg.prompt.options(), temperature=cfg.temperature, max_tokens=cfg.max_tokens,
                   timeout_s=cfg.timeout_s, seed=seed, sleep=sleep)
