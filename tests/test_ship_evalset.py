@@ -1,0 +1,67 @@
+"""End to end: tools/ship_evalset.py scores the baselines on an eval set built from a landscape (with failure rows)
+and writes the shipped folder: the builder's rows unchanged, the predictions, the builder's manifest, and a MANIFEST
+whose sha256s match every file; a rerun resumes the scoring and writes the same folder; bad inputs fail in one line."""
+import json, hashlib, subprocess, sys
+from pathlib import Path
+from gpu_forecasters.data import load_eval_set
+from gpu_forecasters.evalset import build_eval_set
+from gpu_forecasters.search.variants import get_space
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = ROOT / 'tools' / 'ship_evalset.py'
+
+def _landscape(folder: Path):
+    space = get_space('fp8_quant')
+    points = list(space)[:5]
+    speedups = (1.0, 1.6, 0.7, 3.1, None)  # the last one fails
+    rows = [dict(variant_id=space.variant_id(p), pack='fp8_quant', space_version=space.version, params=p,
+                 status='ok' if s else 'incorrect', reason=None, message=None, speedup=s,
+                 speedup_ci=[s * 0.99, s * 1.01] if s else None, flags=[], cases=[], gpu_seconds=5.0,
+                 device={'name': 'NVIDIA H200'}, config={}) for p, s in zip(points, speedups)]
+    folder.mkdir()
+    (folder / 'measurements.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows))
+
+def _run(*args, cwd):
+    return subprocess.run([sys.executable, str(TOOL), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+def test_ship_scores_writes_checked_files_and_resumes(tmp_path):
+    _landscape(tmp_path / 'land')
+    build_eval_set({'name': 'shipme', 'hardware': 'NVIDIA H200', 'target_per_bin': 0, 'failure_rows': True, 'fill': {'enabled': False},
+                    'remeasure': {'enabled': False}, 'packs': [{'pack': 'fp8_quant', 'landscape': {'name': str(tmp_path / 'land')}}]},
+                   tmp_path / 'built')
+    built = load_eval_set(str(tmp_path / 'built' / 'eval_set.jsonl'), outcomes=9)
+    assert (built.true_bin == 0).any() and len(built) == 4 * 3 + 4  # ordered pairs of the 4 correct variants, and each with the failing one
+    config = {'eval_set': 'shipme', 'n_repeats': 1, 'seed': 0, 'surrogates': [
+        {'label': 'uniform', 'backend': 'uniform'},
+        {'label': 'climatology', 'backend': 'climatology', 'training_rows': 'eval_set:shipme'},
+        {'label': 'cost_model', 'backend': 'cost_model', 'outcomes': 9}]}
+    (tmp_path / 'score.json').write_text(json.dumps(config))
+    dest = tmp_path / 'measured' / 'shipme'
+    r = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--note', 'a test', cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    manifest = json.loads((dest / 'MANIFEST.json').read_text())
+    for name, entry in manifest['files'].items():
+        data = (dest / name).read_bytes()
+        assert (entry['bytes'], entry['sha256']) == (len(data), hashlib.sha256(data).hexdigest()), name
+    assert (dest / 'eval_set.jsonl').read_bytes() == (tmp_path / 'built' / 'eval_set.jsonl').read_bytes()
+    preds = [json.loads(l) for l in (dest / 'predictions.jsonl').read_text().splitlines()]
+    assert len(preds) == 3 * len(built) and {p['surrogate_label'] for p in preds} == {'uniform', 'climatology', 'cost_model'}
+    assert {len(p['bin_probabilities']) for p in preds if p['surrogate_label'] == 'cost_model'} == {9}  # the failure outcome too
+    assert manifest['rows_per_pack_bin']['fp8_quant']['0'] == 4 and manifest['note'] == 'a test' and manifest['name'] == 'shipme'
+    assert manifest['files']['eval_set.jsonl']['rows'] == len(built)
+    # a rerun resumes the scoring (every forecast cached) and writes the same folder
+    again = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--note', 'a test', cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert json.loads((dest / 'MANIFEST.json').read_text())['files'] == manifest['files']
+    assert not (dest.parent / 'shipme.tmp').exists() and not (dest.parent / 'shipme.old').exists()
+
+def test_ship_refuses_bad_inputs_in_one_line(tmp_path):
+    r = _run('--evalset', tmp_path / 'nothing', '--score-config', 'baseline_scoring/baselines_sample.json', cwd=tmp_path)
+    assert r.returncode != 0 and 'missing; is' in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    _landscape(tmp_path / 'land')
+    build_eval_set({'name': 'shipme', 'hardware': 'NVIDIA H200', 'target_per_bin': 0, 'fill': {'enabled': False},
+                    'remeasure': {'enabled': False}, 'packs': [{'pack': 'fp8_quant', 'landscape': {'name': str(tmp_path / 'land')}}]},
+                   tmp_path / 'built')
+    r = _run('--evalset', tmp_path / 'built', '--score-config', 'baseline_scoring/baselines_sample.json', '--dest', tmp_path / 'out' / 'shipme', cwd=tmp_path)
+    assert r.returncode != 0 and "scores 'sample', not the set being shipped ('shipme')" in r.stderr, r.stderr[-2000:]
+    assert not (tmp_path / 'out' / 'shipme').exists()

@@ -1,0 +1,115 @@
+"""Ship a built eval set as package data: `gpu_forecasters/measured_data/<name>/`, loaded by name afterwards
+(`load_eval_set("<name>")`, `--eval-set <name>`).
+
+    gpu-forecasters build-evalset --config evalset/h200_landscape.json --output-dir runs/h200_landscape   # on the GPU
+    python tools/ship_evalset.py --evalset runs/h200_landscape --score-config baseline_scoring/baselines_h200_landscape.json
+
+It scores the baselines of `--score-config` on the built rows (a scoring run under `<evalset>/score`, resumable), then
+writes, into a fresh folder renamed into place at the end (a failure leaves the shipped set as it was):
+
+- `eval_set.jsonl`: the builder's rows;
+- `predictions.jsonl`: the baselines' forecasts of them;
+- `build_manifest.json`: the builder's manifest (its config, inputs with their sha256, counts, every re-measurement);
+- `MANIFEST.json`: what the loaders check each file against (rows, bytes, sha256), the hardware, the device the
+  measurements were made on (from the landscape the pairs were drawn from), rows per pack and bin, and `--note`.
+
+The score config names the set it scores by the shipped name (`"eval_set": "<name>"`, a climatology's
+`"training_rows": "eval_set:<name>"`); here both are pointed at the built folder, since the name exists only once shipped.
+"""
+import argparse, asyncio, hashlib, json, os, shutil, sys, time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sha256_of(p: Path) -> str: return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def file_entry(p: Path) -> dict:
+    "Rows, bytes and sha256 of a JSON-lines (or JSON) file."
+    data = p.read_bytes()
+    rows = sum(1 for line in data.splitlines() if line.strip()) if p.suffix == ".jsonl" else None
+    return {**({"rows": rows} if rows is not None else {}), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def pointed_at(config, name: str, folder: Path):
+    "The score config with every mention of the shipped set `name` pointed at the built folder."
+    from gpu_forecasters.scoring import EVAL_SET_ROWS
+    updates = {"eval_set": str(folder)} if config.eval_set == name else {}
+    surrogates = [s.model_copy(update={"training_rows": EVAL_SET_ROWS + str(folder)})
+                  if getattr(s, "training_rows", None) == EVAL_SET_ROWS + name else s for s in config.surrogates]
+    return config.model_copy(update={**updates, "surrogates": surrogates})
+
+
+def landscape_device(build_manifest: dict) -> dict | None:
+    "The device record of the landscape the builder drew pairs from, when it drew from one."
+    from gpu_forecasters.search.landscape import LANDSCAPES, load_landscape
+    names = {i["path"] for i in build_manifest.get("inputs", []) if isinstance(i, dict) and i.get("format") == "landscape" and i.get("path")}
+    for name in sorted(names):
+        try: land = load_landscape(name if name in LANDSCAPES else Path(name))
+        except Exception: continue
+        device = land.manifest.get("device")
+        if device: return device
+    return None
+
+
+def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json)
+         score_config: str, # a score config (path or shipped name) whose baselines forecast the rows
+         dest: Path, # the folder to write (gpu_forecasters/measured_data/<name>)
+         note: str = "", # one line for the manifest
+         log=sys.stderr) -> dict:
+    "Score the baselines on a built eval set and write the shipped folder; returns its MANIFEST."
+    from gpu_forecasters.data import load_eval_set
+    from gpu_forecasters.scoring import load_score_config, score
+    for f in ("eval_set.jsonl", "manifest.json"):
+        if not (evalset / f).is_file(): raise SystemExit(f"ship_evalset: {evalset / f}: missing; is {evalset} a build-evalset output folder?")
+    build = json.loads((evalset / "manifest.json").read_text())
+    if build.get("dry_run"): raise SystemExit(f"ship_evalset: {evalset} is a dry run (no re-measurement); build it for real first")
+    name = dest.name
+    rows = load_eval_set(str(evalset / "eval_set.jsonl"), outcomes=9)
+    config = pointed_at(load_score_config(score_config), name, evalset)
+    if config.eval_set != str(evalset):
+        raise SystemExit(f"ship_evalset: {score_config} scores {config.eval_set!r}, not the set being shipped ({name!r})")
+    print(f"ship_evalset: scoring {len(config.surrogates)} baseline(s) on {len(rows)} rows", file=log)
+    summary = asyncio.run(score(config, evalset / "score", progress=False))
+    if not summary["complete"]: raise SystemExit(f"ship_evalset: the scoring run under {evalset / 'score'} is incomplete; rerun to resume")
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    shutil.copyfile(evalset / "eval_set.jsonl", tmp / "eval_set.jsonl")
+    shutil.copyfile(evalset / "score" / "predictions.jsonl", tmp / "predictions.jsonl")
+    shutil.copyfile(evalset / "manifest.json", tmp / "build_manifest.json")
+    per_pack_bin = {p: dict(sorted(Counter(int(b) for b in g.true_bin).items())) for p, g in rows.groupby("pack")}
+    manifest = {"kind": "measured", "name": name, "hardware": build.get("config", {}).get("hardware") or str(rows.hardware.iloc[0]),
+                "measured_on": (build.get("generated_at") or time.strftime("%Y-%m-%d"))[:10], "device": landscape_device(build),
+                "tool": "gpu-forecasters build-evalset (config in build_manifest.json), shipped by tools/ship_evalset.py",
+                "packs_measured": sorted(per_pack_bin), "rows_per_pack_bin": per_pack_bin,
+                "note": note, "predictions": f"baseline surrogates ({score_config}): {', '.join(s.label for s in config.surrogates)}",
+                "files": {f: file_entry(tmp / f) for f in ("eval_set.jsonl", "predictions.jsonl", "build_manifest.json")}}
+    (tmp / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    old = dest.with_name(dest.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if dest.exists(): os.replace(dest, old)
+    os.replace(tmp, dest)
+    shutil.rmtree(old, ignore_errors=True)
+    print(f"ship_evalset: wrote {dest} ({len(rows)} rows, {manifest['files']['predictions.jsonl']['rows']} predictions)", file=log)
+    return manifest
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Ship a built eval set as package data, with the baselines' predictions and a manifest")
+    ap.add_argument("--evalset", required=True, type=Path, help="a build-evalset output folder")
+    ap.add_argument("--score-config", required=True, help="the baselines to score it with (a score config, path or shipped name)")
+    ap.add_argument("--dest", type=Path, default=None, help="the folder to write (default: gpu_forecasters/measured_data/<the set's name>)")
+    ap.add_argument("--note", default="", help="one line for the manifest")
+    args = ap.parse_args(argv)
+    build = args.evalset / "manifest.json"
+    if not build.is_file(): raise SystemExit(f"ship_evalset: {build}: missing; is {args.evalset} a build-evalset output folder?")
+    dest = args.dest or ROOT / "gpu_forecasters" / "measured_data" / json.loads(build.read_text())["name"]
+    ship(args.evalset, args.score_config, dest, args.note)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
