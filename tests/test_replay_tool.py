@@ -25,7 +25,7 @@ def made_up_landscape(folder: Path, keep=None):
 
 def test_replay_runs_resumes_and_refuses_a_partial_landscape(tmp_path):
     land, out = made_up_landscape(tmp_path / 'land'), tmp_path / 'replay'
-    args = ('--landscape', land, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 8, '--no-cost-model', '--max-steps', 20, '--out', out)
+    args = ('--landscape', land, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 8, '--no-cost-model', '--max-steps', 20, '--out', out, '--jobs', 2)
     r = run_tool(*args, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     runs = [json.loads(l) for l in (out / 'runs.jsonl').read_text().splitlines()]
@@ -44,6 +44,9 @@ def test_replay_runs_resumes_and_refuses_a_partial_landscape(tmp_path):
     r = run_tool(*args, cwd=tmp_path)  # resumed: nothing runs again
     assert r.returncode == 0 and '1/10' not in r.stdout, r.stdout[-2000:]
     assert len((out / 'runs.jsonl').read_text().splitlines()) == 10
+    assert [x['seed'] for x in runs] == [0, 1] * 5  # two processes, and still written in (arm, seed) order
+    r = run_tool(*args[:-2], '--jobs', 0, cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == 'replay: --jobs must be >= 1, got 0', r.stderr
     r = run_tool(*args, '--rules', 'paper,greedy', cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.strip() == 'replay: unknown rules greedy (valid: paper, selective)', r.stderr
     partial = made_up_landscape(tmp_path / 'partial', keep=100)

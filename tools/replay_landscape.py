@@ -5,6 +5,7 @@
     python tools/replay_landscape.py --landscape path/to/folder --no-cost-model --out /tmp/replay
     python tools/replay_landscape.py --rules paper                      # only the paper's selection rule
     python tools/replay_landscape.py --packs cross_entropy --measured-only   # a landscape measured in part
+    python tools/replay_landscape.py --jobs 8                           # 8 searches at once (default: one per CPU)
 
 For each pack the arms of `search.replay.landscape_arms` (standard; filtered with the random oracle, the noisy oracle
 at accuracy 0.6, the cost model held out from the pack, and the cost model learning online; each surrogate once per
@@ -36,8 +37,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rules", default="paper,selective", help="selection rules of the filtered arms (search.replay.RULES)")
     ap.add_argument("--max-steps", type=int, default=400, help="a run's step backstop (a selective run may stop paying before its budget)")
     ap.add_argument("--measured-only", action="store_true", help="search only the measured variants of a landscape measured in part")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="searches run at once, each in its own process (default: one per CPU); the results do not depend on it")
     ap.add_argument("--out", default=None, help="output folder (default: gpu_forecasters/measured_data/replay_<landscape>)")
     args = ap.parse_args(argv)
+    if args.jobs < 1: print(f"replay: --jobs must be >= 1, got {args.jobs}", file=sys.stderr); return 2
     import gpu_forecasters
     from gpu_forecasters.search.landscape import MEASURED_DIR, LandscapeError, load_landscape
     from gpu_forecasters.search.replay import RULES, arm_data_sha256, arm_hash, in_manifest, landscape_arms, replay
@@ -67,7 +70,7 @@ def main(argv=None) -> int:
         arms = arms_of[pack] = landscape_arms(pack, args.landscape, accuracies, cost_model, rules=rules, max_steps=args.max_steps,
                                               measured_only=args.measured_only)
         print(f"replay {pack}: {len(arms)} arms x {args.seeds} seeds, {args.max_evaluations} paid evaluations each", flush=True)
-        replay(arms, range(args.seeds), args.max_evaluations, out=out / "runs.jsonl", tags={"pack": pack},
+        replay(arms, range(args.seeds), args.max_evaluations, out=out / "runs.jsonl", tags={"pack": pack}, jobs=args.jobs,
                progress=lambda line, pack=pack: print(f"  {pack} {line}", flush=True))
     files, loaded = landscape.manifest.get("files", {}), {}  # `loaded`: the landscape read once for every arm's data hash
     manifest = {"kind": "replay", "landscape": landscape.name, "landscape_sha256": files.get("measurements.jsonl", {}).get("sha256"),

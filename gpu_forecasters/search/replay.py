@@ -54,7 +54,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #71655b5e
+# %% ../../nbs/29_replay.ipynb #57f27326
 RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
                 "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
                 "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
@@ -81,38 +81,67 @@ def replay(arms: Mapping[str, Mapping], # arm name -> config (`landscape_arms`)
            out=None, # a JSONL file: finished runs are appended and skipped on a rerun (None: in memory only)
            progress: Callable[[str], None] | None = None, # gets a line per finished run
            tags: Mapping | None = None, # extra columns for every row (e.g. {"pack": "trimul"})
+           jobs: int = 1, # runs at once, each in its own process (1: in this process)
           ) -> pd.DataFrame: # arm, seed, evaluations_paid, gpu_seconds, best_reward (, best_true on a landscape) (+ tags)
-    "`simulate`, one (arm, seed) run at a time, each appended to `out` as it finishes."
+    "`simulate`, one (arm, seed) run at a time (or `jobs` at once), each appended to `out` in (arm, seed) order as it finishes."
+    if jobs < 1: raise ValueError(f"jobs must be >= 1, got {jobs}")
     tags, path, truths = dict(tags or {}), None if out is None else Path(out), {}
     done = {}
     if path is not None:
         for r in _read_runs(path):
             done[r["arm"], r["seed"], r["arm_hash"], r["max_evaluations"], json.dumps(r.get("tags", {}), sort_keys=True), r.get("between_run_sd"), r.get("data_sha256")] = r
-    todo = [(arm, seed) for arm in arms for seed in seeds]
-    started, frames, ran = time.perf_counter(), [], 0
-    for n, (arm, seed) in enumerate(todo, 1):
+    todo, runs = [], []
+    for arm, seed in ((arm, seed) for arm in arms for seed in seeds):
         true_value, sd = _on_landscape(arms[arm], truths)  # new retests change a landscape's spread: runs drawn with another are run again
         data = arm_data_sha256(arms[arm], truths)  # so do new measurements, or a refitted cost model: the arm's config names them, its hash cannot see them
         key = (arm, seed, arm_hash(arms[arm]), max_evaluations, json.dumps(tags, sort_keys=True), sd, data)
         run = done.get(key)
         if run is not None and true_value is not None and "best_true" not in run: run = None  # written before runs kept it
-        if run is None:
-            summary = {}
-            rows = simulate_run(arms[arm], seed, max_evaluations, where=f"arm {arm}", summary=summary, true_value=true_value)
-            run = {"arm": arm, "seed": seed, "arm_hash": key[2], "max_evaluations": max_evaluations, "tags": tags, **({} if sd is None else {"between_run_sd": sd}),
-                   **({} if data is None else {"data_sha256": data}),
-                   **{c: [r[c] for r in rows] for c in ("gpu_seconds", "best_reward", "best_true") if c in rows[0]},
-                   "summary": {k: summary[k] for k in RUN_COUNTERS}}
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with open(path, "a") as f: f.write(json.dumps(run) + "\n"); f.flush(); os.fsync(f.fileno())
-            ran += 1
-            if progress is not None:
-                rate = ran / (time.perf_counter() - started)
-                progress(f"{n}/{len(todo)} {arm} seed {seed}: best {run['best_reward'][-1]} after {max_evaluations} paid "
-                         f"({rate:.2f} runs/s, ETA {(len(todo) - n) / rate:.0f} s)")
-        frames.append(_run_frame(run))
-    return pd.concat(frames, ignore_index=True)
+        todo.append((arm, seed, key, sd, data)); runs.append(run)
+    pending = [i for i, run in enumerate(runs) if run is None]
+    results = _run_all([(arms[todo[i][0]], todo[i][1], max_evaluations, todo[i][0]) for i in pending], jobs, truths)
+    started, ran = time.perf_counter(), 0
+    for i, (rows, summary) in zip(pending, results):  # in (arm, seed) order, each as soon as it and the runs before it are done
+        arm, seed, key, sd, data = todo[i]
+        runs[i] = run = {"arm": arm, "seed": seed, "arm_hash": key[2], "max_evaluations": max_evaluations, "tags": tags, **({} if sd is None else {"between_run_sd": sd}),
+                         **({} if data is None else {"data_sha256": data}),
+                         **{c: [r[c] for r in rows] for c in ("gpu_seconds", "best_reward", "best_true") if c in rows[0]},
+                         "summary": {k: summary[k] for k in RUN_COUNTERS}}
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a") as f: f.write(json.dumps(run) + "\n"); f.flush(); os.fsync(f.fileno())
+        ran += 1
+        if progress is not None:
+            rate = ran / (time.perf_counter() - started)
+            progress(f"{i + 1}/{len(todo)} {arm} seed {seed}: best {run['best_reward'][-1]} after {max_evaluations} paid "
+                     f"({rate:.2f} runs/s, ETA {(len(pending) - ran) / rate:.0f} s)")
+    return pd.concat([_run_frame(run) for run in runs], ignore_index=True)
+
+_PROCESS_CACHE: dict = {}  # a replay worker's landscapes and truths, loaded once per process
+
+def _one_run(config: Mapping, seed: int, max_evaluations: int, arm: str, cache: dict | None = None) -> tuple:
+    "(rows, summary) of one (arm, seed) run: `replay`'s unit of work, in this process or a worker."
+    true_value, _ = _on_landscape(config, _PROCESS_CACHE if cache is None else cache)
+    summary = {}
+    rows = simulate_run(config, seed, max_evaluations, where=f"arm {arm}", summary=summary, true_value=true_value)
+    return rows, summary
+
+def _run_all(tasks: list, jobs: int, cache: dict):
+    "The results of `_one_run` for each task, yielded in order: here one by one, or from `jobs` worker processes."
+    if jobs == 1 or len(tasks) < 2:
+        for t in tasks: yield _one_run(*t, cache=cache)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from gpu_forecasters.search.replay import _one_run as work  # by its module, so that a spawned worker can import it
+    # spawned, not forked: a worker starts from a clean interpreter (no copied threads or event loops) and loads the
+    # landscape once; every run is seeded, so the results do not depend on which process ran them
+    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(work, *t) for t in tasks]
+        try:
+            for f in futures: yield f.result()
+        finally:
+            for f in futures: f.cancel()
 
 def _landscape(name: str, cache: dict):
     "The landscape `name`, loaded once per cache, with a hash of its measurements and retests."
