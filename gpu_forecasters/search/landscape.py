@@ -18,7 +18,7 @@ from ..harness import CaseResult, Evaluation, evaluation_feedback
 from ..packs.core import EvalEnvironment
 from .variants import VariantSpace, get_space
 
-# %% ../../nbs/27_landscape.ipynb #58b60c62
+# %% ../../nbs/27_landscape.ipynb #d85836dc
 MEASURED_DIR = Path(gpu_forecasters.__file__).parent / "measured_data"  # package data
 LANDSCAPES = {"h200": "landscape_h200"}  # shipped landscapes: name -> folder under measured_data/
 
@@ -56,10 +56,10 @@ class Landscape:
         "(variants measured, variants in the space) for `pack`."
         return len(self.of_pack(pack)), len(get_space(pack))
 
-    def best(self, pack: str) -> dict:
-        "The row of the pack's fastest correct variant."
-        ok = [r for r in self.of_pack(pack) if r["status"] == "ok"]
-        if not ok: raise LandscapeError(f"landscape {self.name} has no correct variant of {pack}")
+    def best(self, pack: str, among=None) -> dict:
+        "The row of the pack's fastest correct variant (of the variant ids `among`, when given)."
+        ok = [r for r in self.of_pack(pack) if r["status"] == "ok" and (among is None or r["variant_id"] in among)]
+        if not ok: raise LandscapeError(f"landscape {self.name} has no correct variant of {pack}{'' if among is None else ' among those given'}")
         return max(ok, key=lambda r: r["speedup"])
 
 # %% ../../nbs/27_landscape.ipynb #99802cdb
@@ -105,6 +105,20 @@ def measured_space(self: Landscape, pack: str) -> VariantSpace:
     space = get_space(pack)
     try: return space.restricted({r["variant_id"] for r in self.of_pack(pack)})
     except ValueError as e: raise LandscapeError(f"landscape {self.name}: {e}") from None
+
+# %% ../../nbs/27_landscape.ipynb #43a00c8e
+@patch
+def reachable(self: Landscape, pack: str, measured_only: bool = False) -> list:
+    "Sorted ids of the variants a search of `pack` can reach from its start: neighbour moves through correct variants (within the measured ones with `measured_only`)."
+    space = self.measured_space(pack) if measured_only else get_space(pack)
+    seen, todo = {space.variant_id(space.default)}, [space.default]
+    while todo:
+        for n in space.neighbours(todo.pop()):
+            v = space.variant_id(n)
+            if v in seen: continue
+            seen.add(v)
+            if self.rows.get(v, {}).get("status") == "ok": todo.append(n)  # a failing or unmeasured variant is a dead end
+    return sorted(seen)
 
 # %% ../../nbs/27_landscape.ipynb #528e143d
 BETWEEN_RUN_SD = {"cross_entropy": 0.0007, "fp8_quant": 0.0097, "gdn_recompute_w_u": 0.0061,

@@ -54,7 +54,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #57f27326
+# %% ../../nbs/29_replay.ipynb #67a45ddd
 RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
                 "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
                 "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
@@ -144,28 +144,34 @@ def _run_all(tasks: list, jobs: int, cache: dict):
             for f in futures: f.cancel()
 
 def _landscape(name: str, cache: dict):
-    "The landscape `name`, loaded once per cache, with a hash of its measurements and retests."
+    "The landscape `name`, loaded once per cache."
     from gpu_forecasters.search.landscape import load_landscape
-    if ("landscape", name) not in cache:
-        land = load_landscape(name)
-        h = hashlib.sha256(json.dumps([land.rows[v] for v in sorted(land.rows)], sort_keys=True).encode())
-        h.update(json.dumps([land.retests[v] for v in sorted(land.retests)], sort_keys=True).encode())
-        cache["landscape", name] = land, h
+    if ("landscape", name) not in cache: cache["landscape", name] = load_landscape(name)
     return cache["landscape", name]
 
+def _pack_data_hash(name: str, pack: str, cache: dict):
+    "A sha256 (object) of one pack's measurements and retests in landscape `name`, computed once per cache."
+    key = ("pack data", name, pack)
+    if key not in cache:
+        land = _landscape(name, cache)
+        h = hashlib.sha256(json.dumps([land.rows[v] for v in sorted(land.rows) if land.rows[v]["pack"] == pack], sort_keys=True).encode())
+        h.update(json.dumps([land.retests[v] for v in sorted(land.retests) if land.rows.get(v, {}).get("pack") == pack], sort_keys=True).encode())
+        cache[key] = h
+    return cache[key]
+
 def arm_data_sha256(config: Mapping, # an arm's config
-                    cache: dict | None = None, # reused between calls (keyed by landscape and model)
+                    cache: dict | None = None, # reused between calls (keyed by landscape, pack and model)
                    ) -> str | None:
-    "A hash of the data an arm's runs depend on beyond its config: the landscape's measurements and retests, and the cost model's file if it uses one; None off a landscape."
+    "A hash of the data an arm's runs depend on beyond its config: its pack's measurements and retests, and the cost model's file if it uses one; None off a landscape."
     from gpu_forecasters.cost_model import cost_model_folder
     ev, cache = config.get("evaluator") or {}, {} if cache is None else cache
     if ev.get("kind") != "landscape": return None
     surrogate = config.get("surrogate") or {}
     model = str(surrogate.get("model", "h200")) if surrogate.get("backend") == "cost_model" else None
-    key = ("data", str(ev["landscape"]), model)
+    key = ("data", str(ev["landscape"]), config["problem"]["pack"], model)
     if key not in cache:
-        h = _landscape(str(ev["landscape"]), cache)[1].copy()
-        if model is not None:
+        h = _pack_data_hash(key[1], key[2], cache).copy()
+        if model is not None:  # a model fitted on every pack: new measurements of any pack change it, and so its runs
             pkl = cost_model_folder(model) / "model.pkl"
             h.update(pkl.read_bytes() if pkl.is_file() else b"")
         cache[key] = h.hexdigest()[:16]
@@ -178,7 +184,7 @@ def _on_landscape(config: Mapping, cache: dict) -> tuple:
     if ev.get("kind") != "landscape": return None, None
     key = ("truth", str(ev["landscape"]), config["problem"]["pack"])
     if key not in cache:
-        land = _landscape(key[1], cache)[0]
+        land = _landscape(key[1], cache)
         cache[key] = LandscapeProblem(land, key[2]).reward, land.between_run_sd(key[2])
     return cache[key]
 
