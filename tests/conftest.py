@@ -91,6 +91,7 @@ DURATIONS = {
     "tests/test_entry_points.py::test_top_level_script[exec]": 8,
     "tests/test_forecast_cli.py::test_pairs_to_predictions_and_resume": 8,
     "tests/test_search_cli.py::test_sigkill_at_random_moments_then_resume": 8,
+    "tests/test_ship_evalset.py::test_ship_scores_writes_checked_files_and_resumes": 7,
     "tests/test_build_evalset_cli.py::test_mine_pairs_from_a_toy_search_and_a_sample_log": 7,
     "tests/test_notebooks.py::test_notebook[analysis/fig2_forecast_error.ipynb]": 7,
     "tests/test_entry_points.py::test_top_level_script[dash_c]": 7,
