@@ -1004,9 +1004,9 @@ def _sample_search_configs() -> list[str]:
     files = sample_manifest().get("files", {})
     return sorted(Path(f).stem for f in files if f.startswith("search_events/") and not f.endswith("/_summaries.jsonl"))
 
-# %% ../nbs/04_data.ipynb #c945c233
+# %% ../nbs/04_data.ipynb #3cc64b08
 MEASURED_DIR = Path(_bins.__file__).parent / "measured_data"  # eval sets measured on real GPUs (package data)
-MEASURED_SETS = ("h200",)  # their names, accepted as a `source` by `load_eval_set` and `load_predictions`
+MEASURED_SETS = tuple(sorted(p.parent.name for p in MEASURED_DIR.glob("*/eval_set.jsonl")))  # their names (folders holding an eval set), accepted as a `source` by `load_eval_set` and `load_predictions`
 MEASURED_FILES = {"eval_set": "eval_set.jsonl", "predictions": "predictions.jsonl"}  # what a measured set holds
 
 def measured_manifest(name: str) -> dict:
