@@ -11,8 +11,8 @@ For each pack the arms of `search.replay.landscape_arms` (standard; filtered wit
 at accuracy 0.6, the cost model held out from the pack, and the cost model learning online; each surrogate once per
 selection rule: the paper's and the selective one) run with seeds 0..N-1.
 Each finished (pack, arm, seed) run is appended to `<out>/runs.jsonl` (fsynced); a rerun skips finished runs and
-runs again only what is missing or whose arm config or data changed (the landscape's measurements and retests, the
-cost model's file: `search.replay.arm_data_sha256`); at the end, runs of the replayed packs made with other
+runs again only what is missing or whose arm config or data changed (its pack's measurements and retests in the
+landscape, the cost model's file: `search.replay.arm_data_sha256`); at the end, runs of the replayed packs made with other
 settings are dropped from the file (runs of other packs are kept). `<out>/MANIFEST.json` records the landscape (name,
 sha256 of its measurements), the seeds, the budget, every arm's config hash and the package version; it is
 rewritten at the end, with the between-run spread each pack's draws used (from the landscape's retests) and the

@@ -23,9 +23,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sha256_of(p: Path) -> str: return hashlib.sha256(p.read_bytes()).hexdigest()
-
-
 def file_entry(p: Path) -> dict:
     "Rows, bytes and sha256 of a JSON-lines (or JSON) file."
     data = p.read_bytes()
@@ -44,11 +41,11 @@ def pointed_at(config, name: str, folder: Path):
 
 def landscape_device(build_manifest: dict) -> dict | None:
     "The device record of the landscape the builder drew pairs from, when it drew from one."
-    from gpu_forecasters.search.landscape import LANDSCAPES, load_landscape
+    from gpu_forecasters.search.landscape import LANDSCAPES, LandscapeError, load_landscape
     names = {i["path"] for i in build_manifest.get("inputs", []) if isinstance(i, dict) and i.get("format") == "landscape" and i.get("path")}
     for name in sorted(names):
         try: land = load_landscape(name if name in LANDSCAPES else Path(name))
-        except Exception: continue
+        except (FileNotFoundError, LandscapeError): continue  # moved or changed since the build: the manifest says device null
         device = land.manifest.get("device")
         if device: return device
     return None
