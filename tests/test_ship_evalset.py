@@ -65,3 +65,17 @@ def test_ship_refuses_bad_inputs_in_one_line(tmp_path):
     r = _run('--evalset', tmp_path / 'built', '--score-config', 'baseline_scoring/baselines_sample.json', '--dest', tmp_path / 'out' / 'shipme', cwd=tmp_path)
     assert r.returncode != 0 and "scores 'sample', not the set being shipped ('shipme')" in r.stderr, r.stderr[-2000:]
     assert not (tmp_path / 'out' / 'shipme').exists()
+
+def test_h200_landscape_score_config_is_pointed_at_the_built_folder(tmp_path):
+    "The shipped score config for the landscape set parses, and every mention of the set's name moves to the built folder."
+    sys.path.insert(0, str(ROOT / 'tools'))
+    from ship_evalset import pointed_at
+    from gpu_forecasters.scoring import EVAL_SET_ROWS, load_score_config
+    config = load_score_config('baseline_scoring/baselines_h200_landscape.json')
+    labels = {s.label: s for s in config.surrogates}
+    assert config.eval_set == 'h200_landscape' and labels['climatology'].training_rows == EVAL_SET_ROWS + 'h200_landscape'
+    assert labels['cost_model_lopo'].hold_out_own_pack and labels['cost_model_lopo'].outcomes == 9  # scored on a pack it never saw
+    moved = pointed_at(config, 'h200_landscape', tmp_path / 'built')
+    assert moved.eval_set == str(tmp_path / 'built')
+    assert {s.label: getattr(s, 'training_rows', None) for s in moved.surrogates}['climatology'] == EVAL_SET_ROWS + str(tmp_path / 'built')
+    assert pointed_at(config, 'other_set', tmp_path / 'built') == config  # a config of another set is left alone

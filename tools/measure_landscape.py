@@ -147,7 +147,8 @@ def main(argv=None) -> int:
     if args.limit is not None: todo = todo[:args.limit]
     retest = retest_plan(read_rows(log), read_rows(out / "retest.jsonl"), packs, args.retest)
     total = sum(len(get_space(p)) for p in packs)
-    print(f"landscape: {len(done)} of {total} variants measured, {len(todo)} to do now"
+    done_here = sum(vid.partition("/")[0] in packs for vid in done)  # the count names the chosen packs only
+    print(f"landscape: {done_here} of {total} variants measured, {len(todo)} to do now"
           + (f", {len(retest)} to measure again first" if retest else ""), file=sys.stderr, flush=True)
     config = EvalConfig(case_set=args.case_set, max_measured_s=args.max_measured_s, max_case_wall_s=30.0)
     started, measured = time.perf_counter(), 0
@@ -170,7 +171,7 @@ def main(argv=None) -> int:
             append_row(log, row)
             measured += 1
             rate = (time.perf_counter() - started) / (i + 1)
-            print(f"[{len(done) + measured}/{total}] {row['variant_id']:70} {ev.status:14} "
+            print(f"[{done_here + measured}/{total}] {row['variant_id']:70} {ev.status:14} "
                   f"{'-' if ev.reward is None else f'{ev.reward:.3f}'} ({row['wall_s']:.1f} s; {rate:.1f} s/variant, "
                   f"{(len(todo) - measured) * rate / 60:.0f} min left)", file=sys.stderr, flush=True)
     finally:
