@@ -4,16 +4,16 @@
 
 # %% auto #0
 __all__ = ['SEARCH_LOG_COLUMNS', 'LOG_FORMATS', 'HARVEST_COLUMNS', 'FAILURE_OUTCOMES', 'REMEASURE_LOG', 'DROP_REASONS',
-           'COUNT_KEYS', 'BIN_NAMES', 'DROPPED_COLUMNS', 'SearchLogError', 'feedback_speedup', 'detect_log_format',
-           'search_log_table', 'band', 'goal_reward', 'EventLogRef', 'LandscapePairs', 'PackLogs', 'FillSettings',
-           'LeakageSettings', 'RemeasureSettings', 'EvalSetBuilderConfig', 'load_builder_config', 'check_log_pack',
-           'archive_node_ids', 'harvest', 'landscape_pairs', 'select_fill_seed', 'edge_distance_log2', 'remeasure',
-           'RemeasureLog', 'h64', 'cap_priority', 'goal_note', 'fill_search_config', 'run_fill_search', 'BuildResult',
-           'build_eval_set', 'mine_discovery_pairs', 'export_discovery_pairs', 'mine_pairs_command',
-           'build_evalset_command']
+           'COUNT_KEYS', 'BIN_NAMES', 'DROPPED_COLUMNS', 'EXIT_RERUN', 'SearchLogError', 'feedback_speedup',
+           'detect_log_format', 'search_log_table', 'band', 'goal_reward', 'EventLogRef', 'LandscapePairs', 'PackLogs',
+           'FillSettings', 'LeakageSettings', 'RemeasureSettings', 'EvalSetBuilderConfig', 'load_builder_config',
+           'check_log_pack', 'archive_node_ids', 'harvest', 'landscape_pairs', 'select_fill_seed', 'edge_distance_log2',
+           'BudgetSpent', 'remeasure', 'RemeasureLog', 'h64', 'cap_priority', 'goal_note', 'fill_search_config',
+           'run_fill_search', 'BuildResult', 'build_eval_set', 'mine_discovery_pairs', 'export_discovery_pairs',
+           'mine_pairs_command', 'build_evalset_command']
 
-# %% ../nbs/40_evalset.ipynb #f89bc5ed
-import datetime, hashlib, json, math, os, random, subprocess, sys, warnings
+# %% ../nbs/40_evalset.ipynb #fbf9f528
+import datetime, hashlib, json, math, os, random, subprocess, sys, time, warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Callable, Literal, Union
@@ -522,7 +522,7 @@ def select_fill_seed(pool: pd.DataFrame, # candidate rows with `speedup`, `sourc
     code_col = "candidate_code" if "candidate_code" in pool.columns else "code"
     return pool[code_col].iloc[i], pool["source_id"].iloc[i]
 
-# %% ../nbs/40_evalset.ipynb #b62335bd
+# %% ../nbs/40_evalset.ipynb #07aca674
 def edge_distance_log2(speedup: float, # S, finite and > 0
                       ) -> float: # min_k |log2 S - e_k| over the 7 bin edges
     "How far S is from the nearest bin edge, in octaves."
@@ -539,6 +539,9 @@ def _pair_measurement(d: dict) -> dict:
     outcome = "success" if ok else "infrastructure_failure" if d.get("status") == "infra_failure" else str(d.get("status"))
     return dict(speedup=float(s) if ok else math.nan, reward_ci=d.get("pair_speedup_ci"), outcome=outcome)
 
+class BudgetSpent(Exception):
+    "The time budget ran out before every near-edge row was re-measured; the finished re-measurements are kept."
+
 def remeasure(code: str, # the stored candidate code
               speedup: float, # its original S
               *,
@@ -551,6 +554,7 @@ def remeasure(code: str, # the stored candidate code
               done: Mapping | None = None, # {request_id: measurement} finished before (a `RemeasureLog`'s `done`): not measured again
               on_measured: Callable | None = None, # called with each new measurement as soon as it returns
               progress: Callable[[str], None] | None = None, # gets a line as each measurement begins and ends, and its evaluator's progress
+              deadline: float | None = None, # a `time.monotonic()` after which no new measurement starts (`BudgetSpent`)
              ) -> dict:
     "{near_edge, distance_log2, stable, speedup, true_bin, measurements}; S unchanged for a row far from the edges."
     say = progress or (lambda line: None)
@@ -565,6 +569,7 @@ def remeasure(code: str, # the stored candidate code
             out["measurements"].append(dict(done[rid]))
             say(f"{which}: finished before, reused ({rid})")
             continue
+        if deadline is not None and time.monotonic() > deadline: raise BudgetSpent(f"the time budget ran out before {rid}")
         say(f"{which}: started ({rid})")
         # the evaluator's progress events (a back-end's judge: phases and cases) as lines of this measurement
         with progress_to(None if progress is None else lambda event: progress(f"{which}: {progress_text(event)}")):
@@ -708,7 +713,7 @@ def _read_log(ref: EventLogRef, base_dir) -> pd.DataFrame:
 def _say(progress, message: str):
     if progress is not None: progress(message)
 
-# %% ../nbs/40_evalset.ipynb #13644e8c
+# %% ../nbs/40_evalset.ipynb #964cfbd1
 def _row_bin(r: Mapping) -> int:
     "A candidate row's bin: 0 (failure) for a failing candidate, else the bin of its speedup."
     return FAILURE if r.get("outcome") in FAILURE_OUTCOMES and not np.isfinite(r["speedup"]) else bin_of(r["speedup"])
@@ -770,7 +775,8 @@ class _Rows:
                 keep.append(r)
         self.kept = keep
 
-    def remeasure(self, evaluator, dry_run: bool, log: "RemeasureLog | None" = None, progress: Callable | None = None) -> list[dict]:
+    def remeasure(self, evaluator, dry_run: bool, log: "RemeasureLog | None" = None, progress: Callable | None = None,
+                  deadline: float | None = None) -> list[dict]:
         "Re-measure the near-edge rows that can make the cap (or count them unverified); drop the unstable ones; return the records."
         rm, cap, records, keep = self.config.remeasure, self.config.cap_per_pack_bin, [], []
         def margin(r):  # a landscape pair's own margin; a row from a search log has no ratio sd (absent or NaN)
@@ -792,11 +798,13 @@ class _Rows:
                 done_rows += 1
                 n_near = max(n_near, done_rows)  # an unstable row lets the next one in
                 where = f"{self.pack}: near-edge row {done_rows}/{n_near}"
-                res = remeasure(r["candidate_code"], r["speedup"], code_key=r["code_key"], evaluator=evaluator, margin_log2=margin(r),
-                                anchor_code=r["anchor_code"] if isinstance(r.get("anchor_code"), str) else None,
-                                n_repeats=rm.n_repeats, timeout_s=rm.timeout_s, done=None if log is None else log.done,
-                                on_measured=None if log is None else log.append,
-                                progress=None if progress is None else lambda line, where=where: progress(f"{where}: {line}"))
+                try:
+                    res = remeasure(r["candidate_code"], r["speedup"], code_key=r["code_key"], evaluator=evaluator, margin_log2=margin(r),
+                                    anchor_code=r["anchor_code"] if isinstance(r.get("anchor_code"), str) else None,
+                                    n_repeats=rm.n_repeats, timeout_s=rm.timeout_s, done=None if log is None else log.done,
+                                    on_measured=None if log is None else log.append, deadline=deadline,
+                                    progress=None if progress is None else lambda line, where=where: progress(f"{where}: {line}"))
+                except BudgetSpent: raise BudgetSpent(f"{where}: the time budget ran out") from None
                 records.append({"pack": self.pack, "source_id": r["source_id"], "code_key": r["code_key"], "bin": r["bin"],
                                 "margin_log2": margin(r), "distance_log2": res["distance_log2"], "stable": res["stable"], "final_speedup": res["speedup"] if res["stable"] else None,
                                 "measurements": res["measurements"]})
@@ -881,7 +889,7 @@ def _dropped_rows(all_rows: list[_Rows]) -> list[dict]:
 def _config_sha256(config: EvalSetBuilderConfig) -> str:
     return _sha256_bytes(json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":")).encode())
 
-# %% ../nbs/40_evalset.ipynb #7b41c1c4
+# %% ../nbs/40_evalset.ipynb #6ceb544d
 def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file / shipped name
                    output_dir, # where the eval set, fills, dropped rows and manifest go
                    *,
@@ -890,6 +898,7 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                    dry_run: bool = False, # no fills, no re-measurements: harvest, strip, de-duplicate, cap, write
                    base_dir=None, # relative event-log paths are also looked up here (the CLI passes the config's folder)
                    progress: Callable | None = None, # called with one line per step
+                   budget_s: float | None = None, # start no re-measurement after this many seconds of the build (`BudgetSpent`; a rerun resumes)
                   ) -> BuildResult:
     "Build an eval set from search logs: harvest, strip, de-duplicate, fill, drop leakage, re-measure, cap, write."
     if isinstance(config, Mapping):
@@ -899,6 +908,7 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
     elif not isinstance(config, EvalSetBuilderConfig):
         base_dir = base_dir or resolve_config_path(config).parent
         config = load_builder_config(config)
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     out = Path(output_dir)
     if out.exists() and not out.is_dir(): raise NotADirectoryError(f"--output-dir {out} is a file, not a directory")
     filling = config.fill.enabled and not dry_run
@@ -974,7 +984,7 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                               "in_bin": len(generated), "added": len(rows.kept) - before})
             rows.leakage()
             log = RemeasureLog(out / REMEASURE_LOG, _config_sha256(config), pack, evaluators[pack]) if measuring else None
-            remeasured += rows.remeasure(evaluators.get(pack), dry_run=not measuring, log=log, progress=progress)
+            remeasured += rows.remeasure(evaluators.get(pack), dry_run=not measuring, log=log, progress=progress, deadline=deadline)
             rows.cap()
             counts[pack] = _counts(rows, attempts, n_in)
             for b in range(1, 9):
@@ -1117,19 +1127,26 @@ def mine_pairs_command(logs: list, # --log values: run directories, events.jsonl
     log(f"wrote {len(combined)} discovery pairs to {path}")
     return 0
 
-# %% ../nbs/40_evalset.ipynb #707d4d31
+# %% ../nbs/40_evalset.ipynb #e77b8af0
+EXIT_RERUN = 75  # EX_TEMPFAIL of sysexits.h: not finished, rerun the same command to continue
+
 def build_evalset_command(config, # a builder config file, or a shipped name such as "evalset/sample.json"
                           output_dir, # the output directory
                           *,
                           dry_run: bool = False, # harvest, strip, de-duplicate and write: no LLM, no GPU
                           push_to_hub: str | None = None, # a Hub dataset repo id to upload the eval set to
+                          budget_s: float | None = None, # start no re-measurement after this many seconds; exit `EXIT_RERUN`
                          ) -> int: # the exit code
     "The body of `gpu-forecasters build-evalset`."
     from gpu_forecasters.backends import ProgressReporter
     from gpu_forecasters.data import HubPushError, push_to_hub as _push
     say = ProgressReporter("build-evalset")
     path = resolve_config_path(config)
-    res = build_eval_set(load_builder_config(path), output_dir, dry_run=dry_run, base_dir=path.parent, progress=say)
+    try: res = build_eval_set(load_builder_config(path), output_dir, dry_run=dry_run, base_dir=path.parent, progress=say, budget_s=budget_s)
+    except BudgetSpent as e:
+        print(f"gpu-forecasters build-evalset: {e} ({budget_s:g} s); the finished re-measurements are kept in "
+              f"{Path(output_dir) / REMEASURE_LOG}: rerun the same command to continue", file=sys.stderr)
+        return EXIT_RERUN
     counts = res.manifest["counts"]
     for pack, bins in counts.items():
         say(f"{pack}: final per bin " + ", ".join(f"{b}:{c['final']}" for b, c in bins.items()))

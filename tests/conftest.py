@@ -96,6 +96,7 @@ DURATIONS = {
     "tests/test_notebooks.py::test_notebook[analysis/fig2_forecast_error.ipynb]": 7,
     "tests/test_entry_points.py::test_top_level_script[dash_c]": 7,
     "tests/test_build_evalset_cli.py::test_build_from_the_recorded_h200_search": 7,
+    "tests/test_build_evalset_cli.py::test_budget_stops_with_exit_75_and_a_rerun_resumes": 7,
     "tests/test_data_inputs_cli.py::test_parquet_written_by_pandas_with_any_index_loads": 6,
     "tests/test_search_cli.py::test_resume_with_another_config_is_refused": 6,
     "tests/test_notebooks.py::test_notebook[30_rewards.ipynb]": 6,

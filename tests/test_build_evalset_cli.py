@@ -184,3 +184,21 @@ def test_mine_pairs_from_a_toy_search_and_a_sample_log(tmp_path):
     one_error_line(cli('mine-pairs', '--log', 'sample', '--output', tmp_path / 'x.jsonl'), 2, 'sample:RUN')
     one_error_line(cli('mine-pairs', '--log', tmp_path / 'toy', '--output', tmp_path / 'x.csv'), 2, '.jsonl or .parquet')
     assert not (tmp_path / 'x.jsonl').exists() and not (tmp_path / 'x.csv').exists()
+
+def test_budget_stops_with_exit_75_and_a_rerun_resumes(tmp_path):
+    "`--budget-s`: past the budget no new re-measurement starts, the exit code is 75 and no eval set is written; the rerun finishes."
+    root = Path(__file__).resolve().parents[1] / 'gpu_forecasters' / 'configs' / 'evalset' / 'toy.json'
+    cfg = write_json(tmp_path / 'toy.json', json.loads(root.read_text()) | {'remeasure': {'enabled': True, 'margin_log2': 1.0, 'n_repeats': 1}})
+    out = tmp_path / 'out'
+    r = cli('build-evalset', '--config', cfg, '--output-dir', out, '--budget-s', 0)
+    assert r.returncode == 75, r.stderr[-2000:]
+    last = r.stderr.strip().splitlines()[-1]
+    assert 'the time budget ran out' in last and 'rerun the same command to continue' in last and 'Traceback' not in r.stderr, r.stderr[-2000:]
+    assert not (out / 'eval_set.jsonl').exists() and not (out / 'remeasure.jsonl').exists()  # nothing measured, nothing written
+    whole = cli('build-evalset', '--config', cfg, '--output-dir', out)
+    assert whole.returncode == 0, whole.stderr[-2000:]
+    measured = (out / 'remeasure.jsonl').read_text().splitlines()
+    assert measured and any('near-edge row' in line for line in progress(whole.stderr))
+    again = cli('build-evalset', '--config', cfg, '--output-dir', out, '--budget-s', 0)  # everything is in the log: the budget is never needed
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert (out / 'remeasure.jsonl').read_text().splitlines() == measured
