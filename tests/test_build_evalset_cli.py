@@ -187,8 +187,8 @@ def test_mine_pairs_from_a_toy_search_and_a_sample_log(tmp_path):
 
 def test_budget_stops_with_exit_75_and_a_rerun_resumes(tmp_path):
     "`--budget-s`: past the budget no new re-measurement starts, the exit code is 75 and no eval set is written; the rerun finishes."
-    root = Path(__file__).resolve().parents[1] / 'gpu_forecasters' / 'configs' / 'evalset' / 'toy.json'
-    cfg = write_json(tmp_path / 'toy.json', json.loads(root.read_text()) | {'remeasure': {'enabled': True, 'margin_log2': 1.0, 'n_repeats': 1}})
+    from gpu_forecasters.data import resolve_config_path
+    cfg = write_json(tmp_path / 'toy.json', json.loads(resolve_config_path('evalset/toy.json').read_text()) | {'remeasure': {'enabled': True, 'margin_log2': 1.0, 'n_repeats': 1}})
     out = tmp_path / 'out'
     r = cli('build-evalset', '--config', cfg, '--output-dir', out, '--budget-s', 0)
     assert r.returncode == 75, r.stderr[-2000:]

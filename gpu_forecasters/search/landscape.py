@@ -18,7 +18,7 @@ from ..harness import CaseResult, Evaluation, evaluation_feedback
 from ..packs.core import EvalEnvironment
 from .variants import VariantSpace, get_space
 
-# %% ../../nbs/27_landscape.ipynb #d85836dc
+# %% ../../nbs/27_landscape.ipynb #ee47e529
 MEASURED_DIR = Path(gpu_forecasters.__file__).parent / "measured_data"  # package data
 LANDSCAPES = {"h200": "landscape_h200"}  # shipped landscapes: name -> folder under measured_data/
 
@@ -58,6 +58,7 @@ class Landscape:
 
     def best(self, pack: str, among=None) -> dict:
         "The row of the pack's fastest correct variant (of the variant ids `among`, when given)."
+        among = None if among is None else set(among)
         ok = [r for r in self.of_pack(pack) if r["status"] == "ok" and (among is None or r["variant_id"] in among)]
         if not ok: raise LandscapeError(f"landscape {self.name} has no correct variant of {pack}{'' if among is None else ' among those given'}")
         return max(ok, key=lambda r: r["speedup"])

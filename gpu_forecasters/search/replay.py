@@ -54,7 +54,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #67a45ddd
+# %% ../../nbs/29_replay.ipynb #b15c3832
 RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
                 "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
                 "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
@@ -154,8 +154,8 @@ def _pack_data_hash(name: str, pack: str, cache: dict):
     key = ("pack data", name, pack)
     if key not in cache:
         land = _landscape(name, cache)
-        h = hashlib.sha256(json.dumps([land.rows[v] for v in sorted(land.rows) if land.rows[v]["pack"] == pack], sort_keys=True).encode())
-        h.update(json.dumps([land.retests[v] for v in sorted(land.retests) if land.rows.get(v, {}).get("pack") == pack], sort_keys=True).encode())
+        h = hashlib.sha256(json.dumps(sorted(land.of_pack(pack), key=lambda r: r["variant_id"]), sort_keys=True).encode())
+        h.update(json.dumps([land.retests[v] for v in sorted(land.retests) if land.rows[v]["pack"] == pack], sort_keys=True).encode())
         cache[key] = h
     return cache[key]
 
