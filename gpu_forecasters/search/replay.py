@@ -54,7 +54,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #b15c3832
+# %% ../../nbs/29_replay.ipynb #b2ed1345
 RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
                 "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
                 "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
@@ -150,12 +150,14 @@ def _landscape(name: str, cache: dict):
     return cache["landscape", name]
 
 def _pack_data_hash(name: str, pack: str, cache: dict):
-    "A sha256 (object) of one pack's measurements and retests in landscape `name`, computed once per cache."
+    "A sha256 (object) of one pack's measurements and retests in landscape `name` and of its variant space's moves, computed once per cache."
     key = ("pack data", name, pack)
     if key not in cache:
         land = _landscape(name, cache)
         h = hashlib.sha256(json.dumps(sorted(land.of_pack(pack), key=lambda r: r["variant_id"]), sort_keys=True).encode())
         h.update(json.dumps([land.retests[v] for v in sorted(land.retests) if land.rows[v]["pack"] == pack], sort_keys=True).encode())
+        from gpu_forecasters.search.variants import get_space
+        h.update(json.dumps(get_space(pack).describe(), sort_keys=True).encode())  # the same measurements, other neighbours: other walks
         cache[key] = h
     return cache[key]
 

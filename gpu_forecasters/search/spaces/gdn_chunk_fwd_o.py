@@ -10,11 +10,11 @@ __all__ = ['PACK', 'TORCH_IMPLS', 'TRITON_IMPLS', 'DOTS', 'TORCH_DOTS', 'BKS', '
 # %% ../../../nbs/25d_space_gdn_chunk_fwd_o.ipynb #4efc0693
 from ..variants import Axis, VariantSpace
 
-# %% ../../../nbs/25d_space_gdn_chunk_fwd_o.ipynb #c357fc43
+# %% ../../../nbs/25d_space_gdn_chunk_fwd_o.ipynb #c132d99e
 PACK = "gdn_chunk_fwd_o"
 TORCH_IMPLS = ("torch_bmm", "torch_cat", "torch_einsum", "torch_loop")  # torch paths; torch_bmm is the seed
 TRITON_IMPLS = ("triton_fused", "triton_split", "triton_stored_A")  # one pass; two kernels (intra, then inter); scores stored
-DOTS = ("ieee", "tf32x3", "tf32", "fp16", "bf16")  # dot operand precision, most precise mantissa first; fp32 accumulation
+DOTS = ("ieee", "tf32x3", "tf32", "fp16", "bf16")  # dot operand precision (a category), most precise mantissa first; fp32 accumulation
 TORCH_DOTS = ("ieee", "bf16")  # what a torch path can express without touching global matmul flags
 BKS, BVS = (16, 32, 64), (16, 32, 64)  # K tile of the reduction loop, V tile of a program
 WARPS, STAGES = (1, 2, 4, 8), (1, 2, 3)
@@ -28,7 +28,7 @@ MISCOMPILED = {  # (impl, dot, BK, BV, num_warps) that fault at run time (illega
 def fwd_o_axes() -> list:
     "The axes of the space, in the order of ids and features."
     return [Axis("impl", TORCH_IMPLS + TRITON_IMPLS, ordered=False, doc="algorithm: a torch path, or one or two Triton kernels"),
-            Axis("dot", DOTS, doc="operand precision of the dot products (fp32 accumulation)"),
+            Axis("dot", DOTS, ordered=False, doc="operand precision of the dot products (fp32 accumulation)"),
             Axis("BK", BKS, doc="K tile of the Triton reduction loop"),
             Axis("BV", BVS, doc="V tile of a Triton program (programs per chunk and head: cdiv(V, BV))"),
             Axis("num_warps", WARPS, doc="warps per Triton program"),
