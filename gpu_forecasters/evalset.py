@@ -9,8 +9,8 @@ __all__ = ['SEARCH_LOG_COLUMNS', 'LOG_FORMATS', 'HARVEST_COLUMNS', 'FAILURE_OUTC
            'FillSettings', 'LeakageSettings', 'RemeasureSettings', 'EvalSetBuilderConfig', 'load_builder_config',
            'check_log_pack', 'archive_node_ids', 'harvest', 'landscape_pairs', 'select_fill_seed', 'edge_distance_log2',
            'BudgetSpent', 'remeasure', 'RemeasureLog', 'h64', 'cap_priority', 'goal_note', 'fill_search_config',
-           'run_fill_search', 'BuildResult', 'build_eval_set', 'mine_discovery_pairs', 'export_discovery_pairs',
-           'mine_pairs_command', 'build_evalset_command']
+           'run_fill_search', 'BuildResult', 'check_hardware', 'build_eval_set', 'mine_discovery_pairs',
+           'export_discovery_pairs', 'mine_pairs_command', 'build_evalset_command']
 
 # %% ../nbs/40_evalset.ipynb #fbf9f528
 import datetime, hashlib, json, math, os, random, subprocess, sys, time, warnings
@@ -827,7 +827,7 @@ class _Rows:
             for r in rows[cap:]: self.drop(r, "capped")
         self.kept = out
 
-# %% ../nbs/40_evalset.ipynb #4b58455b
+# %% ../nbs/40_evalset.ipynb #261d44ed
 def _counts(pack_rows: _Rows, attempts: dict, n_in: dict) -> dict:
     out = {}
     for b in range(0 if pack_rows.config.failure_rows else 1, 9):
@@ -867,6 +867,17 @@ def _default_evaluator(pack: str, config: EvalSetBuilderConfig):
         raise ConfigError(f"remeasure.enabled: no evaluator for pack {pack} ({cfg.evaluator.kind} back-end): {type(e).__name__}: {e}; "
                           "fix fill.search_config.evaluator or set remeasure.enabled to false") from None
 
+def check_hardware(pack: str, # the pack whose rows the evaluator re-measures
+                   evaluator, # an `Evaluator`; its back-end's `device_name` names the GPU it measures on
+                   hardware: str, # the eval set's GPU (`hardware` of the builder config)
+                  ) -> None:
+    "`ConfigError` when the evaluator measures on another GPU than the eval set's: its re-measurements would put another device's ratios among the labels."
+    name = getattr(getattr(evaluator, "backend", None), "device_name", None)
+    if not isinstance(name, str) or not name.strip() or name == "cpu": return  # a toy, a fake, or the CPU back-end that tests the plumbing
+    if hardware.strip().lower() not in name.strip().lower():
+        raise ConfigError(f"pack {pack}: the eval set is labelled on {hardware} but this GPU is {name}; "
+                          "re-measure on that GPU, or set remeasure.enabled to false")
+
 # %% ../nbs/40_evalset.ipynb #d1ef89c1
 def _row_anchor(r: Mapping, anchor: str) -> str:
     "A row's own anchor (a landscape pair's), else the pack's."
@@ -889,7 +900,7 @@ def _dropped_rows(all_rows: list[_Rows]) -> list[dict]:
 def _config_sha256(config: EvalSetBuilderConfig) -> str:
     return _sha256_bytes(json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":")).encode())
 
-# %% ../nbs/40_evalset.ipynb #6ceb544d
+# %% ../nbs/40_evalset.ipynb #6695b642
 def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file / shipped name
                    output_dir, # where the eval set, fills, dropped rows and manifest go
                    *,
@@ -928,6 +939,7 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                 owned.append(ev)
             evaluators[p.pack] = ev
     try:
+        for pack, ev in evaluators.items(): check_hardware(pack, ev, config.hardware)  # before any spend; `finally` closes what was opened
         tables = {p.pack: [(ref.tag, _read_log(ref, base_dir)) for ref in p.event_logs] for p in config.packs}
         pool_keys = _pool_keys(config)
         runner = search_runner or run_fill_search
