@@ -827,7 +827,7 @@ class _Rows:
             for r in rows[cap:]: self.drop(r, "capped")
         self.kept = out
 
-# %% ../nbs/40_evalset.ipynb #261d44ed
+# %% ../nbs/40_evalset.ipynb #702f4bc1
 def _counts(pack_rows: _Rows, attempts: dict, n_in: dict) -> dict:
     out = {}
     for b in range(0 if pack_rows.config.failure_rows else 1, 9):
@@ -871,10 +871,12 @@ def check_hardware(pack: str, # the pack whose rows the evaluator re-measures
                    evaluator, # an `Evaluator`; its back-end's `device_name` names the GPU it measures on
                    hardware: str, # the eval set's GPU (`hardware` of the builder config)
                   ) -> None:
-    "`ConfigError` when the evaluator measures on another GPU than the eval set's: its re-measurements would put another device's ratios among the labels."
-    name = getattr(getattr(evaluator, "backend", None), "device_name", None)
+    "`ConfigError` when the evaluator measures on another GPU type than the eval set's: its re-measurements would put another device's ratios among the labels."
+    from gpu_forecasters.backends import GPU_TYPES, gpu_matches
+    name = getattr(getattr(evaluator, "backend", None), "device_name", None)  # torch's name (local), or the Modal type until granted
     if not isinstance(name, str) or not name.strip() or name == "cpu": return  # a toy, a fake, or the CPU back-end that tests the plumbing
-    if hardware.strip().lower() not in name.strip().lower():
+    kind = lambda n: next((t for t in GPU_TYPES if gpu_matches(t, n)), None)  # "NVIDIA H100 80GB HBM3" and "H100" are both an H100
+    if None not in (kind(name), kind(hardware)) and kind(name) != kind(hardware):
         raise ConfigError(f"pack {pack}: the eval set is labelled on {hardware} but this GPU is {name}; "
                           "re-measure on that GPU, or set remeasure.enabled to false")
 
