@@ -7,13 +7,14 @@ __all__ = ['STANDARD_SEARCH', 'FILTERED_SEARCH', 'FILTERED_SELECTION', 'SELECTIV
            'RUN_COUNTERS', 'arm_name', 'landscape_arms', 'arm_hash', 'replay', 'arm_data_sha256', 'gpu_seconds_summary',
            'match_table', 'load_replay', 'in_manifest', 'runs_frame', 'replay_trajectories', 'replay_throughput']
 
-# %% ../../nbs/29_replay.ipynb #6d36177e
+# %% ../../nbs/29_replay.ipynb #14e57121
 import hashlib, json, math, os, sys, time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from .driver import _merge, simulate_run, simulation_summary, evaluations_to_match
+from .variants import get_space
 
 # %% ../../nbs/29_replay.ipynb #3878ad1f
 STANDARD_SEARCH = {"batch_size": 2, "samples_per_parent": 4, "eval_per_parent": 4, "archive_top_k": 2}
@@ -54,7 +55,7 @@ def landscape_arms(pack: str, # the pack searched
             if online: arms[f"{prefix}_cost_model_online"] = _merge(filtered, {"surrogate": {**held, "online": True}})
     return arms
 
-# %% ../../nbs/29_replay.ipynb #b2ed1345
+# %% ../../nbs/29_replay.ipynb #38b57c1a
 RUN_COUNTERS = ("steps_completed", "stop_reason", "evaluations_paid", "evaluations_correct", "mutations_requested", "mutation_failures",
                 "forecasts_completed", "selected", "deferred_rank", "deferred_threshold", "surrogate_deferrals", "deferrals_measured",
                 "duplicates_known", "duplicates_sibling", "redispatches", "best_kernel_id", "wall_clock_seconds")  # kept per run
@@ -156,7 +157,6 @@ def _pack_data_hash(name: str, pack: str, cache: dict):
         land = _landscape(name, cache)
         h = hashlib.sha256(json.dumps(sorted(land.of_pack(pack), key=lambda r: r["variant_id"]), sort_keys=True).encode())
         h.update(json.dumps([land.retests[v] for v in sorted(land.retests) if land.rows[v]["pack"] == pack], sort_keys=True).encode())
-        from gpu_forecasters.search.variants import get_space
         h.update(json.dumps(get_space(pack).describe(), sort_keys=True).encode())  # the same measurements, other neighbours: other walks
         cache[key] = h
     return cache[key]
