@@ -522,7 +522,7 @@ def select_fill_seed(pool: pd.DataFrame, # candidate rows with `speedup`, `sourc
     code_col = "candidate_code" if "candidate_code" in pool.columns else "code"
     return pool[code_col].iloc[i], pool["source_id"].iloc[i]
 
-# %% ../nbs/40_evalset.ipynb #07aca674
+# %% ../nbs/40_evalset.ipynb #da99b42a
 def edge_distance_log2(speedup: float, # S, finite and > 0
                       ) -> float: # min_k |log2 S - e_k| over the 7 bin edges
     "How far S is from the nearest bin edge, in octaves."
@@ -532,12 +532,20 @@ def _evaluation_json(ev) -> dict:
     if hasattr(ev, "to_json"): return ev.to_json()
     return dict(ev) if isinstance(ev, Mapping) else {}
 
+def _why(evaluation) -> dict:
+    "{'reason': '<reason>: <message>'} of a failed evaluation's JSON (300 characters at most); {} when it says nothing."
+    if not isinstance(evaluation, Mapping): return {}
+    text = ": ".join(str(evaluation[k]) for k in ("reason", "message") if evaluation.get(k))
+    return {"reason": text[:300]} if text else {}
+
 def _pair_measurement(d: dict) -> dict:
-    "speedup, reward_ci and outcome of a `Comparison`'s JSON (an infrastructure failure is never reused)."
+    "speedup, reward_ci and outcome of a `Comparison`'s JSON (an infrastructure failure is never reused), and the failing side's reason."
     s = d.get("pair_speedup")
     ok = d.get("status") == "ok" and isinstance(s, (int, float)) and math.isfinite(s) and s > 0
     outcome = "success" if ok else "infrastructure_failure" if d.get("status") == "infra_failure" else str(d.get("status"))
-    return dict(speedup=float(s) if ok else math.nan, reward_ci=d.get("pair_speedup_ci"), outcome=outcome)
+    sides = (d.get("anchor"), d.get("candidate")) if d.get("status") == "anchor_failed" else (d.get("candidate"), d.get("anchor"))
+    failed = {} if ok else _why(next((e for e in sides if isinstance(e, Mapping) and e.get("status") != "ok"), None))
+    return dict(speedup=float(s) if ok else math.nan, reward_ci=d.get("pair_speedup_ci"), outcome=outcome, **failed)
 
 class BudgetSpent(Exception):
     "The time budget ran out before every near-edge row was re-measured; the finished re-measurements are kept."
@@ -577,9 +585,10 @@ def remeasure(code: str, # the stored candidate code
                 if anchor_code is None:
                     d = _evaluation_json(evaluator.submit(code, request_id=rid, timeout_s=timeout_s))
                     m = dict(request_id=rid, speedup=feedback_speedup(d.get("feedback")), reward_ci=d.get("reward_ci"), outcome=_project_outcome(d))
+                    if not math.isfinite(m["speedup"]): m.update(_why(d))
                 else: m = {"request_id": rid, **_pair_measurement(_evaluation_json(evaluator.compare(anchor_code, code, request_id=rid, timeout_s=timeout_s)))}
             except Exception as e: m = dict(request_id=rid, speedup=math.nan, reward_ci=None, outcome=f"error: {type(e).__name__}: {e}"[:300])
-        say(f"{which}: " + (f"{m['speedup']:.3f}x (bin {bin_of(m['speedup'])})" if math.isfinite(m["speedup"]) else f"no speedup ({m['outcome'][:120]})"))
+        say(f"{which}: " + (f"{m['speedup']:.3f}x (bin {bin_of(m['speedup'])})" if math.isfinite(m["speedup"]) else f"no speedup ({m['outcome'][:120]}" + (f": {m['reason'][:200]}" if m.get("reason") else "") + ")"))
         if on_measured is not None: on_measured(m)
         out["measurements"].append(m)
     values = [m["speedup"] for m in out["measurements"]]
