@@ -1,7 +1,8 @@
 """End to end: tools/measure_landscape.py measures variants through the real sandboxed `cpu` back-end (the smoke case
 set: correctness only, the Triton interpreter), appends one row per variant, writes a manifest that `load_landscape`
 accepts, and a rerun measures nothing that already has a final result; `--retest K` measures measured variants again
-(each once, until a pack has K retests) into retest.jsonl."""
+(each once, until a pack has K retests) into retest.jsonl, and `--retest-where` picks one parameter value's variants,
+failing ones too."""
 import json, subprocess, sys
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
@@ -44,3 +45,27 @@ def test_cpu_smoke_rows_manifest_and_resume(tmp_path):
     assert tool.retest_plan(list(land.rows.values()), retests, ['fp8_quant'], 1) == []
     again = tool.retest_plan(list(land.rows.values()), retests, ['fp8_quant'], 5)
     assert [space.variant_id(p) for _, p in again] == [v for v in torch_points if v != retests[0]['variant_id']]
+
+def _tool():
+    spec = spec_from_file_location('measure_landscape', TOOL); tool = module_from_spec(spec); spec.loader.exec_module(tool)
+    return tool
+
+def test_retest_where_takes_one_precision_failing_variants_too():
+    "`--retest-where trimul:pdtype=bf16`: the H200 landscape's bf16-projection variants of trimul, correct ones first, failures included; other packs as before."
+    tool, land = _tool(), load_landscape('h200')
+    rows, retests = list(land.rows.values()), [r for rs in land.retests.values() for r in rs]
+    plan = tool.retest_plan(rows, retests, ['trimul', 'fp8_quant'], 1000, where=('trimul', 'pdtype', 'bf16'))
+    tri = [land.rows[get_space('trimul').variant_id(p)] for pack, p in plan if pack == 'trimul']
+    assert len(tri) == 87 and all(r['params']['pdtype'] == 'bf16' for r in tri)
+    statuses = [r['status'] for r in tri]
+    assert statuses == ['ok'] * 32 + [s for s in statuses[32:] if s != 'ok'] and len(set(statuses[32:]) - {'ok'}) >= 1
+    fp8 = [p for pack, p in plan if pack == 'fp8_quant']  # fp8_quant: its correct variants not yet retested, as without `where`
+    assert len(fp8) == sum(r['pack'] == 'fp8_quant' and r['status'] == 'ok' and r['variant_id'] not in land.retests for r in rows)
+    assert len(tool.retest_plan(rows, [], ['trimul'], 5, where=('trimul', 'pdtype', 'bf16'))) == 5  # K still caps a pack
+    assert tool.parse_where('trimul:BLOCK_MN=64') == ('trimul', 'BLOCK_MN', '64')
+
+def test_retest_where_refuses_bad_forms(tmp_path):
+    for where, says in (('trimul-pdtype', 'expected PACK:AXIS=VALUE'), ('cross_entropy:pdtype=bf16', 'not one of the packs measured'),
+                        ('trimul:precision=bf16', 'trimul has no axis precision')):
+        r = run_tool('--out', tmp_path / 'land', '--backend', 'cpu', '--packs', 'trimul', '--retest', '5', '--retest-where', where, cwd=tmp_path)
+        assert r.returncode == 2 and says in r.stderr and r.stderr.count('\n') == 1, (where, r.stderr)

@@ -17,7 +17,12 @@ device's per-command limit; the device's machine is fresh each session, so the f
 `--retest K` first measures again variants of each pack that an earlier run measured, until the pack has K retests
 (a seeded random order of the correct ones, each retested once; a rerun with the same K measures no more), and appends
 them to `<out>/retest.jsonl`: how far apart two runs' measurements of one kernel are is what a replay's draws need
-(`search.landscape.retest_summary`).
+(`search.landscape.retest_summary`). `--retest-where PACK:AXIS=VALUE` (e.g. `trimul:pdtype=bf16`) retests that pack's
+variants with that parameter value instead, the failing ones too (correct ones first): a kernel whose error sits near
+the tolerance can pass one run and fail the next, and the landscape's evaluator answers such a variant as its runs
+went (`LandscapeEvaluator.measurement`).
+
+    PYTHONPATH=$PWD python tools/measure_landscape.py --out landscape --packs trimul --retest 87 --retest-where trimul:pdtype=bf16 --budget-s 540
 """
 import argparse, hashlib, json, os, random, sys, time
 from pathlib import Path
@@ -69,14 +74,31 @@ def plan(packs) -> list:
         out += [order[i] for order in orders if i < len(order)]
     return out
 
-def retest_plan(rows: list, retests: list, packs, k: int) -> list:
-    "(pack, params) of the variants to measure again so that each pack has k retests: correct ones not yet retested, in a seeded random order."
+def parse_where(text: str) -> tuple:
+    "(pack, axis, value) of a `--retest-where PACK:AXIS=VALUE`; ValueError with the expected form otherwise."
+    pack, _, rest = text.partition(":")
+    axis, eq, value = rest.partition("=")
+    if not (pack and axis and eq and value): raise ValueError(f"--retest-where {text!r}: expected PACK:AXIS=VALUE, e.g. trimul:pdtype=bf16")
+    return pack, axis, value
+
+def retest_plan(rows: list, retests: list, packs, k: int, where: tuple | None = None) -> list:
+    """(pack, params) of the variants to measure again so that each pack has k retests: correct ones not yet retested, in a seeded random order.
+    `where` (pack, axis, value) retests that pack's variants whose axis has that value instead, failing ones too
+    (correct ones first): a kernel near its tolerance can pass one run and fail the next, and only runs of both kinds show it."""
     from gpu_forecasters.search.variants import get_space
     again, plan_ = {r["variant_id"] for r in retests}, []
     for pack in packs:
-        ok = sorted(r["variant_id"] for r in rows if r["pack"] == pack and r["status"] == "ok" and r["variant_id"] not in again)
-        random.Random(f"retest|{pack}").shuffle(ok)
-        plan_ += [(pack, get_space(pack).params_of_id(v)) for v in ok[:max(0, k - sum(r["pack"] == pack for r in retests))]]
+        mine = [r for r in rows if r["pack"] == pack and r["variant_id"] not in again]
+        if where is not None and where[0] == pack:
+            mine = [r for r in mine if str(r["params"].get(where[1])) == where[2]]
+            groups = [[r for r in mine if r["status"] == "ok"], [r for r in mine if r["status"] != "ok"]]
+        else: groups = [[r for r in mine if r["status"] == "ok"]]
+        order = []
+        for group in groups:
+            ids = sorted(r["variant_id"] for r in group)
+            random.Random(f"retest|{pack}").shuffle(ids)
+            order += ids
+        plan_ += [(pack, get_space(pack).params_of_id(v)) for v in order[:max(0, k - sum(r["pack"] == pack for r in retests))]]
     return plan_
 
 def row_of(pack: str, params: dict, ev, wall_s: float) -> dict:
@@ -129,8 +151,11 @@ def main(argv=None) -> int:
     ap.add_argument("--case-set", default="paper", help="the packs' case set (smoke: correctness only, for a CPU check)")
     ap.add_argument("--max-measured-s", type=float, default=1.5, help="timed seconds per benchmark case (EvalConfig.max_measured_s)")
     ap.add_argument("--retest", type=int, default=0, metavar="K", help="first measure again measured correct variants until each pack has K retests (retest.jsonl)")
+    ap.add_argument("--retest-where", default=None, metavar="PACK:AXIS=VALUE", help="retest that pack's variants with that parameter value, failing ones too (e.g. trimul:pdtype=bf16)")
     ap.add_argument("--manifest", action="store_true", help="only rewrite MANIFEST.json")
     args = ap.parse_args(argv)
+    try: where = None if args.retest_where is None else parse_where(args.retest_where)
+    except ValueError as e: print(f"landscape: {e}", file=sys.stderr); return 2
     out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
     log = out / "measurements.jsonl"
     if args.manifest: write_manifest(out); return 0
@@ -145,7 +170,12 @@ def main(argv=None) -> int:
         todo = [(pack, p) for pack, p in todo if get_space(pack).variant_id(p) not in done]
     else: todo = [(pack, p) for pack, p in plan(packs) if get_space(pack).variant_id(p) not in done]
     if args.limit is not None: todo = todo[:args.limit]
-    retest = retest_plan(read_rows(log), read_rows(out / "retest.jsonl"), packs, args.retest)
+    if where is not None:
+        from gpu_forecasters.search.variants import get_space as space_of
+        if where[0] not in packs: print(f"landscape: --retest-where names {where[0]}, not one of the packs measured ({', '.join(packs)})", file=sys.stderr); return 2
+        axes = space_of(where[0]).by_name
+        if where[1] not in axes: print(f"landscape: {where[0]} has no axis {where[1]} (axes: {', '.join(axes)})", file=sys.stderr); return 2
+    retest = retest_plan(read_rows(log), read_rows(out / "retest.jsonl"), packs, args.retest, where)
     total = sum(len(get_space(p)) for p in packs)
     done_here = sum(vid.partition("/")[0] in packs for vid in done)  # the count names the chosen packs only
     print(f"landscape: {done_here} of {total} variants measured, {len(todo)} to do now"

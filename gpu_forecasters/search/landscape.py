@@ -176,7 +176,7 @@ def log_sigma(row: dict, # a landscape row
     from_ci = (math.log(ci[1]) - math.log(ci[0])) / (2 * 1.96) if ci and ci[0] and ci[1] and ci[0] > 0 else 0.0
     return max(from_ci, math.log1p(between_run_sd))
 
-# %% ../../nbs/27_landscape.ipynb #bf734835
+# %% ../../nbs/27_landscape.ipynb #cf6ae909
 class LandscapeEvaluator:
     "An `Evaluator` answering from a measured landscape: the measured status, a reward drawn from the measured spread, the measured GPU-seconds."
     def __init__(self, landscape: Landscape, # the measurements
@@ -199,6 +199,14 @@ class LandscapeEvaluator:
         z = random.Random(f"{self.seed}|landscape|{request_id}").gauss(0, 1)
         return float(row["speedup"]) * math.exp(log_sigma(row, self.between_run_sd) * z)
 
+    def measurement(self, variant_id: str, request_id: str) -> dict:
+        "The run an answer comes from: the variant's first, unless its runs both passed and failed; then a pass as often as its runs passed (drawn per seed and request id), as its first passing run, else its first failing one."
+        runs = [self.landscape.row(variant_id), *self.landscape.retests.get(variant_id, ())]
+        passed = [r for r in runs if r["status"] == "ok" and r["speedup"] is not None]
+        if not passed or len(passed) == len(runs): return runs[0]
+        draw = random.Random(f"{self.seed}|outcome|{request_id}").random()  # its own stream: the reward draws stay as they were
+        return passed[0] if draw < len(passed) / len(runs) else next(r for r in runs if not (r["status"] == "ok" and r["speedup"] is not None))
+
     def submit(self, code: str, # a point's source (it carries its variant tag)
                *, request_id: str, # the search's request id
                timeout_s: float | None = None, # unused: an answer is a lookup
@@ -206,7 +214,7 @@ class LandscapeEvaluator:
         "The `Evaluation` of `code` from the landscape; `LandscapeError` for code outside it."
         params = self.space.params_of(code)
         if params is None: raise LandscapeError(f"{request_id}: the code is not a point of the {self.pack} variant space (version {self.space.version})")
-        row = self.landscape.row(self.space.variant_id(params))
+        row = self.measurement(self.space.variant_id(params), request_id)
         reward = self.reward(row, request_id)
         scale = reward / row["speedup"] if reward is not None else 1.0
         cases = [CaseResult(c["case_id"], "benchmark", False, {}, status=c["status"],
