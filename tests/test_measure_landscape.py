@@ -66,6 +66,6 @@ def test_retest_where_takes_one_precision_failing_variants_too():
 
 def test_retest_where_refuses_bad_forms(tmp_path):
     for where, says in (('trimul-pdtype', 'expected PACK:AXIS=VALUE'), ('cross_entropy:pdtype=bf16', 'not one of the packs measured'),
-                        ('trimul:precision=bf16', 'trimul has no axis precision')):
+                        ('trimul:precision=bf16', 'trimul has no axis precision'), ('trimul:pdtype=bf17', "trimul's axis pdtype has no value bf17")):
         r = run_tool('--out', tmp_path / 'land', '--backend', 'cpu', '--packs', 'trimul', '--retest', '5', '--retest-where', where, cwd=tmp_path)
         assert r.returncode == 2 and says in r.stderr and r.stderr.count('\n') == 1, (where, r.stderr)

@@ -171,10 +171,11 @@ def main(argv=None) -> int:
     else: todo = [(pack, p) for pack, p in plan(packs) if get_space(pack).variant_id(p) not in done]
     if args.limit is not None: todo = todo[:args.limit]
     if where is not None:
-        from gpu_forecasters.search.variants import get_space as space_of
         if where[0] not in packs: print(f"landscape: --retest-where names {where[0]}, not one of the packs measured ({', '.join(packs)})", file=sys.stderr); return 2
-        axes = space_of(where[0]).by_name
+        axes = get_space(where[0]).by_name
         if where[1] not in axes: print(f"landscape: {where[0]} has no axis {where[1]} (axes: {', '.join(axes)})", file=sys.stderr); return 2
+        values = [str(v) for v in axes[where[1]].values]
+        if where[2] not in values: print(f"landscape: {where[0]}'s axis {where[1]} has no value {where[2]} (values: {', '.join(values)})", file=sys.stderr); return 2
     retest = retest_plan(read_rows(log), read_rows(out / "retest.jsonl"), packs, args.retest, where)
     total = sum(len(get_space(p)) for p in packs)
     done_here = sum(vid.partition("/")[0] in packs for vid in done)  # the count names the chosen packs only

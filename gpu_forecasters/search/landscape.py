@@ -176,7 +176,7 @@ def log_sigma(row: dict, # a landscape row
     from_ci = (math.log(ci[1]) - math.log(ci[0])) / (2 * 1.96) if ci and ci[0] and ci[1] and ci[0] > 0 else 0.0
     return max(from_ci, math.log1p(between_run_sd))
 
-# %% ../../nbs/27_landscape.ipynb #cf6ae909
+# %% ../../nbs/27_landscape.ipynb #d3b9d6eb
 class LandscapeEvaluator:
     "An `Evaluator` answering from a measured landscape: the measured status, a reward drawn from the measured spread, the measured GPU-seconds."
     def __init__(self, landscape: Landscape, # the measurements
@@ -203,9 +203,10 @@ class LandscapeEvaluator:
         "The run an answer comes from: the variant's first, unless its runs both passed and failed; then a pass as often as its runs passed (drawn per seed and request id), as its first passing run, else its first failing one."
         runs = [self.landscape.row(variant_id), *self.landscape.retests.get(variant_id, ())]
         passed = [r for r in runs if r["status"] == "ok" and r["speedup"] is not None]
-        if not passed or len(passed) == len(runs): return runs[0]
+        failed = [r for r in runs if r not in passed]
+        if not passed or not failed: return runs[0]
         draw = random.Random(f"{self.seed}|outcome|{request_id}").random()  # its own stream: the reward draws stay as they were
-        return passed[0] if draw < len(passed) / len(runs) else next(r for r in runs if not (r["status"] == "ok" and r["speedup"] is not None))
+        return passed[0] if draw < len(passed) / len(runs) else failed[0]
 
     def submit(self, code: str, # a point's source (it carries its variant tag)
                *, request_id: str, # the search's request id
