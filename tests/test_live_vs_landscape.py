@@ -21,3 +21,22 @@ def test_live_searches_are_matched_to_the_landscape(tmp_path):
     rows = [json.loads(l) for l in (tmp_path / 'live' / 'comparison.jsonl').read_text().splitlines()]
     assert len(rows) == 18 and all(r['variant_id'].startswith('fp8_quant/') and r['landscape_status'] == 'ok' for r in rows)
     assert (tmp_path / 'live' / 'standard' / 'events.jsonl').exists() and (tmp_path / 'live' / 'standard_replay' / 'summary.json').exists()
+
+def test_a_variant_whose_runs_disagree_agrees_with_either_outcome(tmp_path):
+    "Every Triton variant of the made-up landscape retested once as incorrect: the landscape answers it as a pass half the time, and either live outcome agrees."
+    land = made_up_landscape(tmp_path / 'land')
+    rows = [json.loads(l) for l in (land / 'measurements.jsonl').read_text().splitlines()]
+    flaky = {r['variant_id'] for r in rows if not r['params']['impl'].startswith('torch')}
+    (land / 'retest.jsonl').write_text(''.join(json.dumps({**r, 'status': 'incorrect', 'reason': 'recheck', 'message': 'timed iteration 3: 2 elements off',
+                                                           'speedup': None, 'speedup_ci': None}) + '\n' for r in rows if r['variant_id'] in flaky))
+    args = ('--pack', 'fp8_quant', '--landscape', land, '--evaluator', 'landscape', '--max-evaluations', 16,
+            '--arms', 'standard', '--out', tmp_path / 'live')
+    r = subprocess.run([sys.executable, str(TOOL), *map(str, args)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    live = [json.loads(l) for l in (tmp_path / 'live' / 'comparison.jsonl').read_text().splitlines()]
+    of_flaky = [x for x in live if x['variant_id'] in flaky]
+    assert of_flaky and all((x['landscape_runs'], x['landscape_passes'], x['landscape_status']) == (2, 1, 'ok') for x in of_flaky)
+    assert {x['live_status'] for x in of_flaky} == {'ok', 'incorrect'}  # the landscape's own answers: both outcomes
+    assert all(x['same_status'] for x in live)
+    summary = json.loads((tmp_path / 'live' / 'summary.json').read_text())[0]
+    assert summary['of_flaky_variants'] == len(of_flaky) and summary['same_status'] == len(live)

@@ -10,6 +10,8 @@ and its replay twin on the landscape (same config and seed, `<out>/<arm>_replay`
 95% CI widened by the between-run spread of the pack (`Landscape.between_run_sd`, from the landscape's retests where it
 has them: two runs of one kernel differ by that much), and, per arm, the best variant found live against the landscape's best among the same variants
 and against the replay twin's best.
+A variant whose landscape runs (its measurement and retests) disagree on its status agrees with either outcome live,
+and a live pass is held to its first passing run; `of_flaky_variants` counts the evaluations of such variants.
 `<out>/comparison.jsonl` has one row per live evaluation and `<out>/summary.json` the agreement per arm.
 """
 import argparse, json, math, os, sys
@@ -29,15 +31,20 @@ def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
         if e.kind not in ("seed_evaluation_completed", "evaluation_completed"): continue
         code = seed if e.kind == "seed_evaluation_completed" else code_of[e.request_id]
         vid = space.variant_id(space.params_of(code))
-        land = landscape.rows.get(vid)
+        runs = [landscape.rows[vid], *landscape.retests.get(vid, ())] if vid in landscape.rows else []
+        passed = [r for r in runs if r["status"] == "ok" and r["speedup"] is not None]
+        land = (passed or runs or [None])[0]  # its first passing run, if any: the speedup a live pass is held to
         live, status = e.evaluation.get("reward"), e.evaluation.get("status")
         row = {"arm": run_dir.name, "request_id": getattr(e, "request_id", "seed"), "variant_id": vid, "live_status": status,
                "live_speedup": live, "live_ci": e.evaluation.get("reward_ci"), "landscape_status": None if land is None else land["status"],
-               "landscape_speedup": None if land is None else land["speedup"], "landscape_ci": None if land is None else land["speedup_ci"]}
+               "landscape_speedup": None if land is None else land["speedup"], "landscape_ci": None if land is None else land["speedup_ci"],
+               "landscape_runs": len(runs), "landscape_passes": len(passed)}
         if land is not None and live is not None and land["status"] == "ok":
             z = math.log(live / land["speedup"]) / max(log_sigma(land, sd), 1e-9)
             row.update(z=z, agrees=abs(z) <= 1.96 * math.sqrt(2))  # two draws of one spread: the difference has sqrt(2) times its sd
-        row["same_status"] = None if land is None else (status == "ok") == (land["status"] == "ok")
+        # a live outcome agrees when one of the landscape's runs of that variant had it: a kernel near its tolerance
+        # that passed one run and failed another may do either live
+        row["same_status"] = None if land is None else (status == "ok") in {r["status"] == "ok" for r in runs}
         rows.append(row)
     ok = [r for r in rows if r["live_speedup"] is not None]
     best_live = max(ok, key=lambda r: r["live_speedup"]) if ok else None
@@ -45,7 +52,8 @@ def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
     best_land = max(seen, key=lambda r: r["landscape_speedup"]) if seen else None
     judged = [r for r in rows if "agrees" in r]
     summary = {"arm": run_dir.name, "evaluations": len(rows), "compared": len(judged), "agree": sum(r["agrees"] for r in judged),
-               "same_status": sum(bool(r["same_status"]) for r in rows), "best_live": best_live and best_live["variant_id"],
+               "same_status": sum(bool(r["same_status"]) for r in rows),
+               "of_flaky_variants": sum(0 < r["landscape_passes"] < r["landscape_runs"] for r in rows), "best_live": best_live and best_live["variant_id"],
                "best_live_speedup": best_live and best_live["live_speedup"], "best_landscape_among_these": best_land and best_land["variant_id"],
                "same_best": bool(best_live and best_land and best_live["variant_id"] == best_land["variant_id"])}
     return rows, summary
