@@ -20,7 +20,7 @@ from pathlib import Path
 def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
     "(rows, summary) of one live run against the landscape."
     from gpu_forecasters.search.events import read_events
-    from gpu_forecasters.search.landscape import log_sigma
+    from gpu_forecasters.search.landscape import log_sigma, run_passed
     from gpu_forecasters.search.variants import get_space
     space, sd = get_space(pack), landscape.between_run_sd(pack)
     events = read_events(run_dir / "events.jsonl")
@@ -31,8 +31,8 @@ def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
         if e.kind not in ("seed_evaluation_completed", "evaluation_completed"): continue
         code = seed if e.kind == "seed_evaluation_completed" else code_of[e.request_id]
         vid = space.variant_id(space.params_of(code))
-        runs = [landscape.rows[vid], *landscape.retests.get(vid, ())] if vid in landscape.rows else []
-        passed = [r for r in runs if r["status"] == "ok" and r["speedup"] is not None]
+        runs = landscape.runs(vid) if vid in landscape.rows else []
+        passed = [r for r in runs if run_passed(r)]
         land = (passed or runs or [None])[0]  # its first passing run, if any: the speedup a live pass is held to
         live, status = e.evaluation.get("reward"), e.evaluation.get("status")
         row = {"arm": run_dir.name, "request_id": getattr(e, "request_id", "seed"), "variant_id": vid, "live_status": status,

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['MEASURED_DIR', 'LANDSCAPES', 'BETWEEN_RUN_SD', 'DEFAULT_BETWEEN_RUN_SD', 'MIN_RETESTS', 'LandscapeError', 'Landscape',
-           'load_landscape', 'retest_pairs', 'retest_spread', 'retest_summary', 'log_sigma', 'LandscapeEvaluator',
-           'LandscapeProblem']
+           'load_landscape', 'run_passed', 'retest_pairs', 'retest_spread', 'retest_summary', 'log_sigma',
+           'LandscapeEvaluator', 'LandscapeProblem']
 
 # %% ../../nbs/27_landscape.ipynb #c0e23fb1
 import hashlib, json, math, random, statistics
@@ -121,11 +121,20 @@ def reachable(self: Landscape, pack: str, measured_only: bool = False) -> list:
             if self.rows.get(v, {}).get("status") == "ok": todo.append(n)  # a failing or unmeasured variant is a dead end
     return sorted(seen)
 
-# %% ../../nbs/27_landscape.ipynb #528e143d
+# %% ../../nbs/27_landscape.ipynb #e8e72cd1
 BETWEEN_RUN_SD = {"cross_entropy": 0.0007, "fp8_quant": 0.0097, "gdn_recompute_w_u": 0.0061,
                   "gdn_chunk_fwd_o": 0.0185, "gdn_chunk_fwd_h": 0.0225, "trimul": 0.0224}
 DEFAULT_BETWEEN_RUN_SD = 0.02
 MIN_RETESTS = 10  # timed retests of a pack before its own between-run spread replaces `BETWEEN_RUN_SD`
+
+@patch
+def runs(self: Landscape, variant_id: str) -> list:
+    "A variant's runs: its measurement, then its retests, oldest first."
+    return [self.row(variant_id), *self.retests.get(variant_id, ())]
+
+def run_passed(run: dict) -> bool:
+    "Whether a run of a variant passed its checks and was timed."
+    return run["status"] == "ok" and run["speedup"] is not None
 
 def retest_pairs(landscape: Landscape, # the measurements and their retests
                  pack: str | None = None, # one pack's pairs (None: every pack's)
@@ -176,7 +185,7 @@ def log_sigma(row: dict, # a landscape row
     from_ci = (math.log(ci[1]) - math.log(ci[0])) / (2 * 1.96) if ci and ci[0] and ci[1] and ci[0] > 0 else 0.0
     return max(from_ci, math.log1p(between_run_sd))
 
-# %% ../../nbs/27_landscape.ipynb #d3b9d6eb
+# %% ../../nbs/27_landscape.ipynb #6d4e224f
 class LandscapeEvaluator:
     "An `Evaluator` answering from a measured landscape: the measured status, a reward drawn from the measured spread, the measured GPU-seconds."
     def __init__(self, landscape: Landscape, # the measurements
@@ -201,9 +210,8 @@ class LandscapeEvaluator:
 
     def measurement(self, variant_id: str, request_id: str) -> dict:
         "The run an answer comes from: the variant's first, unless its runs both passed and failed; then a pass as often as its runs passed (drawn per seed and request id), as its first passing run, else its first failing one."
-        runs = [self.landscape.row(variant_id), *self.landscape.retests.get(variant_id, ())]
-        passed = [r for r in runs if r["status"] == "ok" and r["speedup"] is not None]
-        failed = [r for r in runs if r not in passed]
+        runs = self.landscape.runs(variant_id)
+        passed, failed = [r for r in runs if run_passed(r)], [r for r in runs if not run_passed(r)]
         if not passed or not failed: return runs[0]
         draw = random.Random(f"{self.seed}|outcome|{request_id}").random()  # its own stream: the reward draws stay as they were
         return passed[0] if draw < len(passed) / len(runs) else failed[0]
