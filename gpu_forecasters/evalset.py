@@ -599,7 +599,7 @@ def remeasure(code: str, # the stored candidate code
         out["true_bin"] = bin_of(out["speedup"])
     return out
 
-# %% ../nbs/40_evalset.ipynb #f7638115
+# %% ../nbs/40_evalset.ipynb #fcf9e633
 REMEASURE_LOG = "remeasure.jsonl"
 
 def _describe(evaluator):
@@ -631,7 +631,7 @@ class RemeasureLog:
                 raise ValueError(f"{self.path}:{n}: corrupt re-measurement record ({e}); delete the line (or the file) to measure again") from None
             if all(r.get(k) == v for k, v in self.key.items()):
                 done[r["request_id"]] = dict(request_id=r["request_id"], speedup=math.nan if r["speedup"] is None else r["speedup"],
-                                             reward_ci=r["reward_ci"], outcome=r["outcome"])
+                                             reward_ci=r["reward_ci"], outcome=r["outcome"], **({"reason": r["reason"]} if r.get("reason") else {}))
         return done
 
     def append(self, m: dict):
@@ -641,7 +641,8 @@ class RemeasureLog:
         code_key, repeat = m["request_id"].removeprefix("remeasure/").rsplit("/", 1)
         s = m["speedup"]
         record = {**self.key, "code_key": code_key, "repeat": int(repeat), "request_id": m["request_id"],
-                  "speedup": s if math.isfinite(s) else None, "outcome": m["outcome"], "reward_ci": m["reward_ci"]}
+                  "speedup": s if math.isfinite(s) else None, "outcome": m["outcome"], "reward_ci": m["reward_ci"],
+                  **({"reason": m["reason"]} if m.get("reason") else {})}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record, default=str) + "\n"); f.flush(); os.fsync(f.fileno())

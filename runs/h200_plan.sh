@@ -21,13 +21,13 @@ GF="python3 runs/gf.py"
 # 1. the eval set: near-edge pairs re-measured head to head (exit 75: budget spent, rerun)
 if [ ! -f $S/h200_landscape/eval_set.jsonl ]; then
   b=$(( $(left) - 60 )); [ $b -gt 30 ] || exit 0
-  timeout $(( b + 50 )) $GF build-evalset --config evalset/h200_landscape.json --output-dir $S/h200_landscape --budget-s $b 2>&1 | grep -v "^\s*$" | tail -n 60
+  timeout $(( b + 50 )) $GF build-evalset --config evalset/h200_landscape.json --output-dir $S/h200_landscape --budget-s $b 2>&1 | grep --line-buffered -v -E "^\s*$|checking correctness, case|timing the candidate against|starting a worker" | tee -a $S/build.log | tail -n 40
   [ -f $S/h200_landscape/eval_set.jsonl ] || exit 0
 fi
 # 2. label noise: 30 pairs of the eval set measured again
 if ! python3 runs/plan_done.py noise $S; then
   b=$(( $(left) - 60 )); [ $b -gt 30 ] || exit 0
-  timeout $(( b + 50 )) python3 tools/measure_pair_noise.py --eval-set $S/h200_landscape --out $S/pair_noise --n 30 --budget-s $b 2>&1 | tail -n 40
+  timeout $(( b + 50 )) python3 tools/measure_pair_noise.py --eval-set $S/h200_landscape --out $S/pair_noise --n 30 --budget-s $b 2>&1 | tee -a $S/pair_noise.log | tail -n 40
   python3 runs/plan_done.py noise $S || exit 0
 fi
 # 3. retests of trimul's bf16-projection variants (flaky: the eval-set build saw them fail), into a copy of the landscape
@@ -36,12 +36,12 @@ L=$S/landscape_h200; mkdir -p $L
 [ -f $L/retest.jsonl ] || cp gpu_forecasters/measured_data/landscape_h200/retest.jsonl $L/
 if ! python3 runs/plan_done.py retests $S; then
   b=$(( $(left) - 60 )); [ $b -gt 30 ] || exit 0
-  timeout $(( b + 50 )) python3 tools/measure_landscape.py --out $L --packs trimul --retest 87 --retest-where trimul:pdtype=bf16 --max-measured-s 0.75 --budget-s $b 2>&1 | tail -n 30
+  timeout $(( b + 50 )) python3 tools/measure_landscape.py --out $L --packs trimul --retest 87 --retest-where trimul:pdtype=bf16 --max-measured-s 0.75 --budget-s $b 2>&1 | tee -a $S/retests.log | tail -n 30
   python3 runs/plan_done.py retests $S || exit 0
 fi
 # 4. live trimul searches (standard and filtered by the online cost model), seed 0, 24 evaluations each
 if [ ! -f $S/live_trimul/summary.json ]; then
   b=$(left); [ $b -gt 120 ] || exit 0
-  timeout $(( b - 30 )) python3 tools/live_vs_landscape.py --pack trimul --seed 0 --max-evaluations 24 --landscape $L --out $S/live_trimul 2>&1 | tail -n 30
+  timeout $(( b - 30 )) python3 tools/live_vs_landscape.py --pack trimul --seed 0 --max-evaluations 24 --landscape $L --out $S/live_trimul 2>&1 | tee -a $S/live.log | tail -n 30
 fi
 echo "plan: all steps done"
