@@ -9,8 +9,9 @@ __all__ = ['SEARCH_LOG_COLUMNS', 'LOG_FORMATS', 'HARVEST_COLUMNS', 'FAILURE_OUTC
            'FillSettings', 'LeakageSettings', 'RemeasureSettings', 'EvalSetBuilderConfig', 'load_builder_config',
            'check_log_pack', 'archive_node_ids', 'harvest', 'landscape_pairs', 'select_fill_seed', 'edge_distance_log2',
            'BudgetSpent', 'remeasure', 'RemeasureLog', 'h64', 'cap_priority', 'goal_note', 'fill_search_config',
-           'run_fill_search', 'BuildResult', 'check_hardware', 'build_eval_set', 'mine_discovery_pairs',
-           'export_discovery_pairs', 'mine_pairs_command', 'build_evalset_command']
+           'run_fill_search', 'BuildResult', 'check_hardware', 'build_eval_set', 'remeasure_summary',
+           'remeasure_failures', 'mine_discovery_pairs', 'export_discovery_pairs', 'mine_pairs_command',
+           'build_evalset_command']
 
 # %% ../nbs/40_evalset.ipynb #fbf9f528
 import datetime, hashlib, json, math, os, random, subprocess, sys, time, warnings
@@ -1052,6 +1053,30 @@ def _plain_json(v):
     if isinstance(v, (int, np.integer)): return int(v)
     if isinstance(v, (float, np.floating)): return None if math.isnan(v) else float(v)
     return v
+
+# %% ../nbs/40_evalset.ipynb #ee9c88b6
+def remeasure_summary(manifest: Mapping, # a build's manifest (`EvalSetBuild.manifest` or manifest.json read back)
+                     ) -> pd.DataFrame: # a row per pack: near_edge, kept, changed_bin, failed, log_dev_mean, log_dev_sd
+    "Per pack, what the edge re-measurement of a build did, and how far the new measurements lie from the original ratios."
+    acc = {}
+    for r in manifest["remeasurements"]:
+        a = acc.setdefault(r["pack"], {"near_edge": 0, "kept": 0, "changed_bin": 0, "failed": 0, "devs": []})
+        original, new = r["measurements"][0]["speedup"], r["measurements"][1:]
+        ok = [v for v in (_finite_speedup(m["speedup"]) for m in new) if math.isfinite(v)]
+        a["near_edge"] += 1; a["kept"] += bool(r["stable"])
+        a["failed"] += len(ok) < len(new)
+        a["changed_bin"] += len(ok) == len(new) and not r["stable"]
+        a["devs"] += [math.log(v / original) for v in ok]
+    rows = {pack: {**{k: v for k, v in a.items() if k != "devs"}, "log_dev_mean": float(np.mean(a["devs"])) if a["devs"] else math.nan,
+                   "log_dev_sd": float(np.std(a["devs"], ddof=1)) if len(a["devs"]) > 1 else math.nan} for pack, a in acc.items()}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["near_edge", "kept", "changed_bin", "failed", "log_dev_mean", "log_dev_sd"])
+
+def remeasure_failures(manifest: Mapping, # a build's manifest
+                      ) -> pd.DataFrame: # pack, source_id, outcome, reason (None where the record kept none)
+    "Every re-measurement of a build that gave no speedup, with why."
+    return pd.DataFrame([{"pack": r["pack"], "source_id": r["source_id"], "outcome": m["outcome"], "reason": m.get("reason")}
+                         for r in manifest["remeasurements"] for m in r["measurements"][1:] if math.isnan(_finite_speedup(m["speedup"]))],
+                        columns=["pack", "source_id", "outcome", "reason"])
 
 # %% ../nbs/40_evalset.ipynb #aeddfd00
 def mine_discovery_pairs(table: pd.DataFrame, # one `search_log_table`
