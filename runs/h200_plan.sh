@@ -7,7 +7,7 @@ set -uo pipefail
 T0=$(date +%s); TOTAL=${TOTAL:-540}
 S=runs/h200; mkdir -p $S
 left() { echo $(( TOTAL - ($(date +%s) - T0) )); }
-save() { tar -czf "$OUT/state.tar.gz" -C runs --exclude=measurements.jsonl h200; echo "state saved ($(left) s left)"; }
+save() { tar -czf "$OUT/state.tar.gz" -C runs --exclude=measurements.jsonl --exclude=dropped_rows.jsonl h200; echo "state saved ($(left) s left)"; }
 trap save EXIT
 export PYTHONUNBUFFERED=1
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
