@@ -251,7 +251,7 @@ class LandscapeEvaluator:
         return {"kind": "landscape", "landscape": self.landscape.name, "pack": self.pack, "space_version": self.space.version,
                 "measured": measured, "size": size, "seed": self.seed, "spread": self.spread, "between_run_sd": self.between_run_sd}
 
-# %% ../../nbs/27_landscape.ipynb #2fa05d0f
+# %% ../../nbs/27_landscape.ipynb #ecbdf985
 class LandscapeProblem:
     "A landscape seen as the noisy oracle's problem: `reward(code)` is the measured speedup of the code's variant (None if it failed)."
     def __init__(self, landscape: Landscape, # the measurements
@@ -263,8 +263,8 @@ class LandscapeProblem:
         "The measured speedup of `code`'s variant; `LandscapeError` for code outside the space or the landscape."
         params = self.space.params_of(code)
         if params is None: raise LandscapeError(f"the code is not a point of the {self.pack} variant space (version {self.space.version})")
-        row = self.landscape.row(self.space.variant_id(params))
-        return float(row["speedup"]) if row["status"] == "ok" and row["speedup"] is not None else None
+        run = self.landscape.first_pass(self.landscape.row(self.space.variant_id(params))["variant_id"])  # row(): an unmeasured variant is an error
+        return None if run is None else float(run["speedup"])
 
     def describe(self) -> dict:
         "The problem as the oracle's identity records it."
