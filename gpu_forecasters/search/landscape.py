@@ -18,7 +18,7 @@ from ..harness import CaseResult, Evaluation, evaluation_feedback
 from ..packs.core import EvalEnvironment
 from .variants import VariantSpace, get_space
 
-# %% ../../nbs/27_landscape.ipynb #8595bfae
+# %% ../../nbs/27_landscape.ipynb #629a8068
 MEASURED_DIR = Path(gpu_forecasters.__file__).parent / "measured_data"  # package data
 LANDSCAPES = {"h200": "landscape_h200"}  # shipped landscapes: name -> folder under measured_data/
 
@@ -72,7 +72,7 @@ class Landscape:
         "The first passing run of the pack's fastest variant that passed a run (of the variant ids `among`, when given)."
         among = None if among is None else set(among)
         ok = [p for r in self.of_pack(pack) if (among is None or r["variant_id"] in among) and (p := self.first_pass(r["variant_id"])) is not None]
-        if not ok: raise LandscapeError(f"landscape {self.name} has no correct variant of {pack}{'' if among is None else ' among those given'}")
+        if not ok: raise LandscapeError(f"landscape {self.name} has no variant of {pack} that passed a run{'' if among is None else ' among those given'}")
         return max(ok, key=lambda r: r["speedup"])
 
 # %% ../../nbs/27_landscape.ipynb #99802cdb
@@ -251,19 +251,21 @@ class LandscapeEvaluator:
         return {"kind": "landscape", "landscape": self.landscape.name, "pack": self.pack, "space_version": self.space.version,
                 "measured": measured, "size": size, "seed": self.seed, "spread": self.spread, "between_run_sd": self.between_run_sd}
 
-# %% ../../nbs/27_landscape.ipynb #ecbdf985
+# %% ../../nbs/27_landscape.ipynb #8075c50e
 class LandscapeProblem:
-    "A landscape seen as the noisy oracle's problem: `reward(code)` is the measured speedup of the code's variant (None if it failed)."
+    "A landscape seen as the noisy oracle's problem: `reward(code)` is the speedup of the first passing run of the code's variant (None if none passed)."
     def __init__(self, landscape: Landscape, # the measurements
                  pack: str, # the pack searched
                 ):
         self.landscape, self.pack, self.space = landscape, pack, get_space(pack)
 
     def reward(self, code: str) -> float | None:
-        "The measured speedup of `code`'s variant; `LandscapeError` for code outside the space or the landscape."
+        "The speedup of `code`'s variant at its first passing run (None if no run passed); `LandscapeError` for code outside the space or the landscape."
         params = self.space.params_of(code)
         if params is None: raise LandscapeError(f"the code is not a point of the {self.pack} variant space (version {self.space.version})")
-        run = self.landscape.first_pass(self.landscape.row(self.space.variant_id(params))["variant_id"])  # row(): an unmeasured variant is an error
+        variant_id = self.space.variant_id(params)
+        self.landscape.row(variant_id)  # an unmeasured variant is an error, not a failure
+        run = self.landscape.first_pass(variant_id)
         return None if run is None else float(run["speedup"])
 
     def describe(self) -> dict:
