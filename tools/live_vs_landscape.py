@@ -32,13 +32,12 @@ def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
         code = seed if e.kind == "seed_evaluation_completed" else code_of[e.request_id]
         vid = space.variant_id(space.params_of(code))
         runs = landscape.runs(vid) if vid in landscape.rows else []
-        passed = [r for r in runs if run_passed(r)]
-        land = (passed or runs or [None])[0]  # its first passing run, if any: the speedup a live pass is held to
+        land = landscape.first_pass(vid) or (runs[0] if runs else None)  # its first passing run, if any: the speedup a live pass is held to
         live, status = e.evaluation.get("reward"), e.evaluation.get("status")
         row = {"arm": run_dir.name, "request_id": getattr(e, "request_id", "seed"), "variant_id": vid, "live_status": status,
                "live_speedup": live, "live_ci": e.evaluation.get("reward_ci"), "landscape_status": None if land is None else land["status"],
                "landscape_speedup": None if land is None else land["speedup"], "landscape_ci": None if land is None else land["speedup_ci"],
-               "landscape_runs": len(runs), "landscape_passes": len(passed)}
+               "landscape_runs": len(runs), "landscape_passes": sum(map(run_passed, runs))}
         if land is not None and live is not None and land["status"] == "ok":
             z = math.log(live / land["speedup"]) / max(log_sigma(land, sd), 1e-9)
             row.update(z=z, agrees=abs(z) <= 1.96 * math.sqrt(2))  # two draws of one spread: the difference has sqrt(2) times its sd
