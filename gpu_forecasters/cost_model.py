@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['CODE_COUNTS', 'CODE_MAXIMA', 'MIN_SIGMA_LOG2', 'MODEL_VERSION', 'COST_MODELS', 'LEARNABLE_FAILURES', 'code_features',
            'variant_features', 'pair_sigma', 'bin_probabilities', 'CostModel', 'pair_truth', 'cross_validate',
-           'leave_one_pack_out', 'save_cost_model', 'fit_shipped_cost_model', 'cost_model_folder', 'load_cost_model',
-           'training_rows', 'fit_held_out', 'LearningCostModel']
+           'leave_one_pack_out', 'landscape_rows', 'save_cost_model', 'fit_shipped_cost_model', 'cost_model_folder',
+           'load_cost_model', 'training_rows', 'fit_held_out', 'LearningCostModel']
 
 # %% ../nbs/28_cost_model.ipynb #177496e1
 import math, re
@@ -99,7 +99,17 @@ def bin_probabilities(log2_ratio, # predicted log2 speedup of candidate over anc
     P = np.diff(np.concatenate([np.zeros((len(mu), 1)), cdf, np.ones((len(mu), 1))], axis=1), axis=1)
     return P / P.sum(axis=1, keepdims=True)
 
-# %% ../nbs/28_cost_model.ipynb #1e3b179f
+# %% ../nbs/28_cost_model.ipynb #e7a485c5
+def _failure_labels(rows: list) -> tuple:
+    "(failed, share) of training rows: whether each row has no passing run, and the share of its runs that failed."
+    failed = np.array([r["status"] != "ok" for r in rows])
+    share = np.array([r.get("failed_share", float(f)) for r, f in zip(rows, failed)], dtype=float)
+    bad = [i for i, (f, s) in enumerate(zip(failed, share)) if not (0 <= s <= 1) or (f and s < 1) or (not f and s == 1)]
+    if bad: raise ValueError(f"row {bad[0]}: failed_share {share[bad[0]]} does not fit its status {rows[bad[0]]['status']!r} "
+                             "(a correct row has a share below 1, a failing row 1)")
+    return failed, share
+
+# %% ../nbs/28_cost_model.ipynb #e25401c4
 @dataclass
 class CostModel:
     "A fitted cost model: log2 speedup over the pack's reference, and the probability of failure, from a variant's features."
@@ -127,16 +137,20 @@ class CostModel:
         feats = [variant_features(r.get("code") or get_space(r["pack"]).source(r["params"]), r["pack"]) for r in rows]
         X = _frame(feats, sorted(set().union(*feats)))
         X = X.loc[:, X.notna().any()]  # a column the rows never give cannot be learned from
-        columns, failed = list(X.columns), np.array([r["status"] != "ok" for r in rows])
+        columns, failed, share = list(X.columns), *_failure_labels(rows)
         ok = ~failed
         if ok.sum() < 5: raise ValueError(f"a cost model needs at least 5 correct variants to learn from; got {int(ok.sum())}")
         y = np.log2([r["speedup"] for r, good in zip(rows, ok) if good])
         packs = np.array([r["pack"] for r in rows])[ok]
         if sigma_log2 is None: sigma_log2 = pair_sigma(y, _out_of_fold(X[ok], y, packs if spread == "pack" else np.zeros(len(y)), seed), packs)
         classifier = None
-        if 0 < failed.sum() < len(rows): classifier = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed).fit(X, failed)
+        if 0 < share.sum() < len(rows):
+            flaky = (share > 0) & (share < 1)  # a variant whose runs disagree: a passing row and a failing one, weighted by its runs
+            fit_on = (X, failed) if not flaky.any() else (pd.concat([X, X[flaky]]), np.concatenate([failed, np.ones(flaky.sum(), bool)]))
+            weights = None if not flaky.any() else np.concatenate([np.where(flaky, 1 - share, 1.0), share[flaky]])
+            classifier = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed).fit(*fit_on, sample_weight=weights)
         counts = dict(sorted(Counter(r["pack"] for r in rows).items()))
-        return cls(columns, _regressor(seed).fit(X[ok], y), classifier, float(failed.mean()), float(sigma_log2), counts)
+        return cls(columns, _regressor(seed).fit(X[ok], y), classifier, float(share.mean()), float(sigma_log2), counts)
 
     def features(self, sources: list, packs: list) -> pd.DataFrame:
         "The feature frame of sources (each with its pack or None)."
@@ -237,18 +251,35 @@ def leave_one_pack_out(rows: list, # landscape rows of two or more packs
     "`cross_validate` with each pack held out whole: how the model does on a kernel it never saw."
     return cross_validate(rows, "pack", seed=seed)
 
-# %% ../nbs/28_cost_model.ipynb #2cba0f08
+# %% ../nbs/28_cost_model.ipynb #99bed0bd
+def landscape_rows(landscape, # a `Landscape` (`load_landscape`)
+                   packs = None, # only these packs (None: every pack)
+                  ) -> list: # one row per measured variant, in the landscape's order
+    "The rows a cost model learns from: each variant by its first passing run, with `failed_share`, the share of its runs that failed."
+    from gpu_forecasters.search.landscape import run_passed
+    out = []
+    for variant_id, row in landscape.rows.items():
+        if packs is not None and row["pack"] not in packs: continue
+        runs, first = landscape.runs(variant_id), landscape.first_pass(variant_id)
+        share = sum(not run_passed(r) for r in runs) / len(runs)
+        out.append(row if share in (0.0, 1.0) and run_passed(row) == (share == 0.0) else
+                   {**row, "status": first["status"], "speedup": first["speedup"], "failed_share": share} if first else {**row, "failed_share": 1.0})
+    return out
+
+# %% ../nbs/28_cost_model.ipynb #81c6b6eb
 COST_MODELS = {"h200": ("cost_model_h200", "h200")}  # shipped models: name -> (folder under measured_data/, landscape name)
 
 def _sklearn_version() -> str:
     import sklearn; return sklearn.__version__
 
-def _landscape_sha(landscape) -> str:
-    return landscape.manifest.get("files", {}).get("measurements.jsonl", {}).get("sha256", "")
+def _landscape_sha(landscape, file: str = "measurements.jsonl") -> str:
+    "The sha256 of one of the landscape's files, as its manifest records it (\"\" when it has none)."
+    return landscape.manifest.get("files", {}).get(file, {}).get("sha256", "")
 
 def save_cost_model(model: CostModel, # a fitted model
                     folder, # where model.pkl and MANIFEST.json go
                     landscape_sha256: str = "", # sha256 of the measurements it was fitted on
+                    retests_sha256: str = "", # sha256 of the retests it was fitted on ("" without retests)
                    ) -> dict:
     "Write the model and its manifest atomically; returns the manifest."
     import hashlib, json, os, pickle
@@ -256,7 +287,7 @@ def save_cost_model(model: CostModel, # a fitted model
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     data = pickle.dumps(model, protocol=4)
     manifest = {"kind": "cost_model", "version": model.version, "sklearn": _sklearn_version(),
-                "sha256": hashlib.sha256(data).hexdigest(), "landscape_sha256": landscape_sha256,
+                "sha256": hashlib.sha256(data).hexdigest(), "landscape_sha256": landscape_sha256, "retests_sha256": retests_sha256,
                 "trained_on": model.trained_on, "sigma_log2": model.sigma_log2, "columns": len(model.columns)}
     for name, blob in (("model.pkl", data), ("MANIFEST.json", (json.dumps(manifest, indent=1) + "\n").encode())):
         tmp = folder / (name + ".tmp"); tmp.write_bytes(blob); os.replace(tmp, folder / name)
@@ -265,12 +296,12 @@ def save_cost_model(model: CostModel, # a fitted model
 def fit_shipped_cost_model(name: str = "h200", # a shipped model's name (`COST_MODELS`)
                            folder=None, # where to write it; None = the package's measured_data
                           ) -> dict:
-    "Fit the named model on every row of its landscape and save it; returns the manifest."
+    "Fit the named model on every variant of its landscape (`landscape_rows`) and save it; returns the manifest."
     from gpu_forecasters.search.landscape import MEASURED_DIR, load_landscape
     sub, landscape_name = COST_MODELS[name]
     landscape = load_landscape(landscape_name)
-    model = CostModel.fit(list(landscape.rows.values()))
-    return save_cost_model(model, MEASURED_DIR / sub if folder is None else folder, _landscape_sha(landscape))
+    model = CostModel.fit(landscape_rows(landscape))
+    return save_cost_model(model, MEASURED_DIR / sub if folder is None else folder, _landscape_sha(landscape), _landscape_sha(landscape, "retest.jsonl"))
 
 def cost_model_folder(name_or_path = "h200", # a shipped name (`COST_MODELS`) or a folder written by `save_cost_model`
                      ):
@@ -296,14 +327,14 @@ def load_cost_model(name_or_path = "h200", # a shipped name (`COST_MODELS`) or a
                              f"{manifest.get('sklearn')}; this is {MODEL_VERSION} and {_sklearn_version()}: fit it again")
         logging.getLogger(__name__).warning("cost model %s: written by scikit-learn %s, this is %s; fitted again from landscape %s",
                                             name_or_path, manifest.get("sklearn"), _sklearn_version(), shipped[1])
-        return CostModel.fit(list(load_landscape(shipped[1]).rows.values()))
+        return CostModel.fit(landscape_rows(load_landscape(shipped[1])))
     data = (folder / "model.pkl").read_bytes()
     if hashlib.sha256(data).hexdigest() != manifest["sha256"]:
         raise ValueError(f"cost model {folder}: model.pkl does not match its manifest's sha256 (damaged or edited)")
     return pickle.loads(data)
 
-# %% ../nbs/28_cost_model.ipynb #552baa29
-_HELD_OUT = {}  # ((name, landscape sha256, held-out packs), seed) -> fitted model
+# %% ../nbs/28_cost_model.ipynb #62c3ca7f
+_HELD_OUT = {}  # ((name, measurements sha256, retests sha256, held-out packs), seed) -> fitted model
 
 def training_rows(name: str = "h200", # a shipped model's name (`COST_MODELS`)
                   hold_out = (), # packs to leave out
@@ -316,7 +347,8 @@ def training_rows(name: str = "h200", # a shipped model's name (`COST_MODELS`)
     hold_out = tuple(sorted(set(hold_out) & set(landscape.packs) if missing_ok else set(hold_out)))
     unknown = [p for p in hold_out if p not in landscape.packs]
     if unknown: raise ValueError(f"hold_out: landscape {landscape.name} has no pack {', '.join(unknown)} (packs: {', '.join(landscape.packs)})")
-    return [r for r in landscape.rows.values() if r["pack"] not in hold_out], (name, _landscape_sha(landscape), hold_out)
+    packs = [p for p in landscape.packs if p not in hold_out]
+    return landscape_rows(landscape, packs), (name, _landscape_sha(landscape), _landscape_sha(landscape, "retest.jsonl"), hold_out)
 
 def fit_held_out(name: str = "h200", # a shipped model's name (`COST_MODELS`): its landscape is the training data
                  hold_out = (), # packs left out of training (the searched pack)
