@@ -251,7 +251,7 @@ def leave_one_pack_out(rows: list, # landscape rows of two or more packs
     "`cross_validate` with each pack held out whole: how the model does on a kernel it never saw."
     return cross_validate(rows, "pack", seed=seed)
 
-# %% ../nbs/28_cost_model.ipynb #99bed0bd
+# %% ../nbs/28_cost_model.ipynb #8fd5f073
 def landscape_rows(landscape, # a `Landscape` (`load_landscape`)
                    packs = None, # only these packs (None: every pack)
                   ) -> list: # one row per measured variant, in the landscape's order
@@ -260,10 +260,12 @@ def landscape_rows(landscape, # a `Landscape` (`load_landscape`)
     out = []
     for variant_id, row in landscape.rows.items():
         if packs is not None and row["pack"] not in packs: continue
-        runs, first = landscape.runs(variant_id), landscape.first_pass(variant_id)
+        runs = landscape.runs(variant_id)
         share = sum(not run_passed(r) for r in runs) / len(runs)
-        out.append(row if share in (0.0, 1.0) and run_passed(row) == (share == 0.0) else
-                   {**row, "status": first["status"], "speedup": first["speedup"], "failed_share": share} if first else {**row, "failed_share": 1.0})
+        if share in (0.0, 1.0): out.append(row)  # its runs agree: the row as measured
+        else:
+            first = landscape.first_pass(variant_id)
+            out.append({**row, "status": first["status"], "speedup": first["speedup"], "failed_share": share})
     return out
 
 # %% ../nbs/28_cost_model.ipynb #81c6b6eb
