@@ -109,7 +109,7 @@ def _failure_labels(rows: list) -> tuple:
                              "(a correct row has a share below 1, a failing row 1)")
     return failed, share
 
-# %% ../nbs/28_cost_model.ipynb #e25401c4
+# %% ../nbs/28_cost_model.ipynb #734fc9af
 @dataclass
 class CostModel:
     "A fitted cost model: log2 speedup over the pack's reference, and the probability of failure, from a variant's features."
@@ -146,9 +146,9 @@ class CostModel:
         classifier = None
         if 0 < share.sum() < len(rows):
             flaky = (share > 0) & (share < 1)  # a variant whose runs disagree: a passing row and a failing one, weighted by its runs
-            fit_on = (X, failed) if not flaky.any() else (pd.concat([X, X[flaky]]), np.concatenate([failed, np.ones(flaky.sum(), bool)]))
-            weights = None if not flaky.any() else np.concatenate([np.where(flaky, 1 - share, 1.0), share[flaky]])
-            classifier = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed).fit(*fit_on, sample_weight=weights)
+            Xc, yc, wc = X, failed, None
+            if flaky.any(): Xc, yc, wc = pd.concat([X, X[flaky]]), np.concatenate([failed, np.ones(flaky.sum(), bool)]), np.concatenate([np.where(flaky, 1 - share, 1.0), share[flaky]])
+            classifier = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed).fit(Xc, yc, sample_weight=wc)
         counts = dict(sorted(Counter(r["pack"] for r in rows).items()))
         return cls(columns, _regressor(seed).fit(X[ok], y), classifier, float(share.mean()), float(sigma_log2), counts)
 
