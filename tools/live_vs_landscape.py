@@ -13,6 +13,12 @@ and against the replay twin's best.
 A variant whose landscape runs (its measurement and retests) disagree on its status agrees with either outcome live,
 and a live pass is held to its first passing run; `of_flaky_variants` counts the evaluations of such variants.
 `<out>/comparison.jsonl` has one row per live evaluation and `<out>/summary.json` the agreement per arm.
+
+`--compare-only` runs no search: it matches the finished runs in `<out>` (live and replay twin) to the landscape as it
+is now, e.g. once retests measured after the live searches have joined it (a variant retested since may have turned out
+flaky). The runs themselves stay as they ran, with the landscape and cost model of their day.
+
+    python tools/live_vs_landscape.py --pack trimul --landscape runs/h200/landscape_h200 --out runs/h200/live_trimul --compare-only
 """
 import argparse, json, math, os, sys
 from pathlib import Path
@@ -66,6 +72,7 @@ def main(argv=None) -> int:
     ap.add_argument("--evaluator", default="local", choices=("local", "landscape"), help="landscape: a CPU check of the plumbing")
     ap.add_argument("--arms", default="standard,filtered_cost_model_online")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--compare-only", action="store_true", help="run no search: match the finished runs in --out to the landscape as it is now")
     args = ap.parse_args(argv)
     from gpu_forecasters.search.driver import _merge, search_command
     from gpu_forecasters.search.landscape import load_landscape
@@ -77,19 +84,23 @@ def main(argv=None) -> int:
     for arm in args.arms.split(","):
         runs = {}
         for name, evaluator in ((arm, {"kind": args.evaluator} if args.evaluator == "local" else arms[arm]["evaluator"]), (f"{arm}_replay", arms[arm]["evaluator"])):
-            cfg = _merge(arms[arm], {"seed": args.seed, "budgets": {"max_evaluations": args.max_evaluations}, "concurrency": {"executor": "inline"}})
-            cfg["evaluator"] = evaluator
-            (out / f"{name}.json").write_text(json.dumps(cfg, indent=1))
-            code = search_command(out / f"{name}.json", out / name)
-            if code != 0: print(f"live: the {name} search exited {code}; rerun to resume", file=sys.stderr); return code
+            if args.compare_only:
+                if not (out / name / "summary.json").exists():
+                    print(f"live: no finished run at {out / name}: run without --compare-only first", file=sys.stderr); return 2
+            else:
+                cfg = _merge(arms[arm], {"seed": args.seed, "budgets": {"max_evaluations": args.max_evaluations}, "concurrency": {"executor": "inline"}})
+                cfg["evaluator"] = evaluator
+                (out / f"{name}.json").write_text(json.dumps(cfg, indent=1))
+                code = search_command(out / f"{name}.json", out / name)
+                if code != 0: print(f"live: the {name} search exited {code}; rerun to resume", file=sys.stderr); return code
             runs[name] = compare_run(out / name, landscape, args.pack)
         r, s = runs[arm]
         s["replay_best"] = runs[f"{arm}_replay"][1]["best_live"]
         s["same_best_as_replay"] = s["replay_best"] == s["best_live"]
         rows += r; summaries.append(s)
         print(f"live {arm}: {json.dumps(s)}", flush=True)
-    (out / "comparison.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    tmp = out / "summary.json.tmp"; tmp.write_text(json.dumps(summaries, indent=1) + "\n"); os.replace(tmp, out / "summary.json")
+    for name, text in (("comparison.jsonl", "".join(json.dumps(r) + "\n" for r in rows)), ("summary.json", json.dumps(summaries, indent=1) + "\n")):
+        tmp = out / f"{name}.tmp"; tmp.write_text(text); os.replace(tmp, out / name)  # a rerun never leaves half a file
     return 0
 
 if __name__ == "__main__":
