@@ -268,15 +268,16 @@ def landscape_rows(landscape, # a `Landscape` (`load_landscape`)
             out.append({**row, "status": first["status"], "speedup": first["speedup"], "failed_share": share})
     return out
 
-# %% ../nbs/28_cost_model.ipynb #81c6b6eb
+# %% ../nbs/28_cost_model.ipynb #9ff8d53f
 COST_MODELS = {"h200": ("cost_model_h200", "h200")}  # shipped models: name -> (folder under measured_data/, landscape name)
 
 def _sklearn_version() -> str:
     import sklearn; return sklearn.__version__
 
-def _landscape_sha(landscape, file: str = "measurements.jsonl") -> str:
-    "The sha256 of one of the landscape's files, as its manifest records it (\"\" when it has none)."
-    return landscape.manifest.get("files", {}).get(file, {}).get("sha256", "")
+def _landscape_shas(landscape) -> tuple:
+    "The sha256 of the landscape's measurements and of its retests, as its manifest records them (\"\" for a file it has not)."
+    files = landscape.manifest.get("files", {})
+    return tuple(files.get(f, {}).get("sha256", "") for f in ("measurements.jsonl", "retest.jsonl"))
 
 def save_cost_model(model: CostModel, # a fitted model
                     folder, # where model.pkl and MANIFEST.json go
@@ -303,7 +304,7 @@ def fit_shipped_cost_model(name: str = "h200", # a shipped model's name (`COST_M
     sub, landscape_name = COST_MODELS[name]
     landscape = load_landscape(landscape_name)
     model = CostModel.fit(landscape_rows(landscape))
-    return save_cost_model(model, MEASURED_DIR / sub if folder is None else folder, _landscape_sha(landscape), _landscape_sha(landscape, "retest.jsonl"))
+    return save_cost_model(model, MEASURED_DIR / sub if folder is None else folder, *_landscape_shas(landscape))
 
 def cost_model_folder(name_or_path = "h200", # a shipped name (`COST_MODELS`) or a folder written by `save_cost_model`
                      ):
@@ -335,7 +336,7 @@ def load_cost_model(name_or_path = "h200", # a shipped name (`COST_MODELS`) or a
         raise ValueError(f"cost model {folder}: model.pkl does not match its manifest's sha256 (damaged or edited)")
     return pickle.loads(data)
 
-# %% ../nbs/28_cost_model.ipynb #62c3ca7f
+# %% ../nbs/28_cost_model.ipynb #be8a82d5
 _HELD_OUT = {}  # ((name, measurements sha256, retests sha256, held-out packs), seed) -> fitted model
 
 def training_rows(name: str = "h200", # a shipped model's name (`COST_MODELS`)
@@ -350,7 +351,7 @@ def training_rows(name: str = "h200", # a shipped model's name (`COST_MODELS`)
     unknown = [p for p in hold_out if p not in landscape.packs]
     if unknown: raise ValueError(f"hold_out: landscape {landscape.name} has no pack {', '.join(unknown)} (packs: {', '.join(landscape.packs)})")
     packs = [p for p in landscape.packs if p not in hold_out]
-    return landscape_rows(landscape, packs), (name, _landscape_sha(landscape), _landscape_sha(landscape, "retest.jsonl"), hold_out)
+    return landscape_rows(landscape, packs), (name, *_landscape_shas(landscape), hold_out)
 
 def fit_held_out(name: str = "h200", # a shipped model's name (`COST_MODELS`): its landscape is the training data
                  hold_out = (), # packs left out of training (the searched pack)
