@@ -79,3 +79,36 @@ def test_h200_landscape_score_config_is_pointed_at_the_built_folder(tmp_path):
     assert moved.eval_set == str(tmp_path / 'built')
     assert {s.label: getattr(s, 'training_rows', None) for s in moved.surrogates}['climatology'] == EVAL_SET_ROWS + str(tmp_path / 'built')
     assert pointed_at(config, 'other_set', tmp_path / 'built') == config  # a config of another set is left alone
+
+def test_ship_with_pair_noise_carries_the_rows_and_their_summary(tmp_path):
+    "--pair-noise ships the label-noise rows measured on the set, checked like the other files, with their summary; rows of another set are refused."
+    _landscape(tmp_path / 'land')
+    build_eval_set({'name': 'noisy', 'hardware': 'NVIDIA H200', 'target_per_bin': 0, 'fill': {'enabled': False},
+                    'remeasure': {'enabled': False}, 'packs': [{'pack': 'fp8_quant', 'landscape': {'name': str(tmp_path / 'land')}}]},
+                   tmp_path / 'built')
+    built = load_eval_set(str(tmp_path / 'built' / 'eval_set.jsonl'))
+    (tmp_path / 'score.json').write_text(json.dumps({'eval_set': 'noisy', 'n_repeats': 1, 'seed': 0, 'surrogates': [{'label': 'uniform', 'backend': 'uniform'}]}))
+    from gpu_forecasters.bins import bin_of
+    noise = tmp_path / 'noise'; noise.mkdir()
+    rows = []
+    for i, r in enumerate(built.head(4).itertuples()):  # two keep their bin, one flips (x2), one failed (no speedup)
+        s = None if i == 3 else r.aggregated_speedup * (2.0 if i == 2 else 1.0)
+        rows.append({'comparison_id': r.comparison_id, 'pack': r.pack, 'label_speedup': r.aggregated_speedup, 'label_bin': bin_of(r.aggregated_speedup),
+                     'remeasured_speedup': s, 'remeasured_bin': None if s is None else bin_of(s),
+                     'flipped': None if s is None else bin_of(s) != bin_of(r.aggregated_speedup), 'status': 'ok' if s else 'candidate_failed'})
+    (noise / 'pair_noise.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows))
+    dest = tmp_path / 'measured' / 'noisy'
+    r = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--pair-noise', noise, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    manifest = json.loads((dest / 'MANIFEST.json').read_text())
+    data = (dest / 'pair_noise.jsonl').read_bytes()
+    assert manifest['files']['pair_noise.jsonl'] == {'rows': 4, 'bytes': len(data), 'sha256': hashlib.sha256(data).hexdigest()}
+    assert [json.loads(l) for l in data.decode().splitlines()] == rows
+    ln = manifest['label_noise']
+    assert (ln['pairs'], ln['measured'], ln['flipped']) == (4, 3, 1) and abs(ln['flip_fraction'] - 1 / 3) < 1e-12
+    assert 0 < ln['flip_fraction_ci95'][0] < 1 / 3 < ln['flip_fraction_ci95'][1] < 1 and ln['by_status'] == {'candidate_failed': 1, 'ok': 3}
+    # a row measured on another build: refused in one line, the shipped folder left as it was
+    (noise / 'pair_noise.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows + [{**rows[0], 'comparison_id': 'elsewhere'}]))
+    bad = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--pair-noise', noise, cwd=tmp_path)
+    assert bad.returncode != 0 and 'not in the set being shipped' in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+    assert (dest / 'pair_noise.jsonl').read_bytes() == data

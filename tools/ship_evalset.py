@@ -10,6 +10,8 @@ writes, into a fresh folder renamed into place at the end (a failure leaves the 
 - `eval_set.jsonl`: the builder's rows;
 - `predictions.jsonl`: the baselines' forecasts of them;
 - `build_manifest.json`: the builder's manifest (its config, inputs with their sha256, counts, every re-measurement);
+- `pair_noise.jsonl`, with `--pair-noise DIR` (a `tools/measure_pair_noise.py` output folder): the label-noise check, pairs
+  of the set measured again in fresh processes, and its summary (recomputed from the rows) as the MANIFEST's `label_noise`;
 - `MANIFEST.json`: what the loaders check each file against (rows, bytes, sha256), the hardware, the device the
   measurements were made on (from the landscape the pairs were drawn from), rows per pack and bin, and `--note`.
 
@@ -21,6 +23,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from measure_pair_noise import summarise  # the label-noise summary, the same as the measuring tool writes
 
 
 def file_entry(p: Path) -> dict:
@@ -51,10 +55,25 @@ def landscape_device(build_manifest: dict) -> dict | None:
     return None
 
 
+def noise_rows(folder: Path, # a measure_pair_noise.py output folder
+               ids: set, # the comparison ids of the set being shipped
+              ) -> list:
+    "The label-noise rows of `folder`, each a pair of the set; a row of another set is an error, not something to drop."
+    from measure_landscape import read_rows
+    f = Path(folder) / "pair_noise.jsonl"
+    if not f.is_file(): raise SystemExit(f"ship_evalset: {f}: missing; is {folder} a measure_pair_noise.py output folder?")
+    rows = read_rows(f)
+    foreign = [r["comparison_id"] for r in rows if r["comparison_id"] not in ids]
+    if foreign: raise SystemExit(f"ship_evalset: {f}: {len(foreign)} of {len(rows)} pairs are not in the set being shipped (e.g. {foreign[0]}); measured on another build?")
+    if not rows: raise SystemExit(f"ship_evalset: {f}: no pairs measured yet")
+    return rows
+
+
 def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json)
          score_config: str, # a score config (path or shipped name) whose baselines forecast the rows
          dest: Path, # the folder to write (gpu_forecasters/measured_data/<name>)
          note: str = "", # one line for the manifest
+         pair_noise: Path | None = None, # a measure_pair_noise.py output folder (pair_noise.jsonl) measured on this set
          log=sys.stderr) -> dict:
     "Score the baselines on a built eval set and write the shipped folder; returns its MANIFEST."
     from gpu_forecasters.data import load_eval_set
@@ -65,6 +84,7 @@ def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json
     if build.get("dry_run"): raise SystemExit(f"ship_evalset: {evalset} is a dry run (no re-measurement); build it for real first")
     name = dest.name
     rows = load_eval_set(str(evalset / "eval_set.jsonl"), outcomes=9)
+    noise = noise_rows(pair_noise, set(rows.comparison_id)) if pair_noise is not None else None
     config = pointed_at(load_score_config(score_config), name, evalset)
     if config.eval_set != str(evalset):
         raise SystemExit(f"ship_evalset: {score_config} scores {config.eval_set!r}, not the set being shipped ({name!r})")
@@ -77,13 +97,15 @@ def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json
     shutil.copyfile(evalset / "eval_set.jsonl", tmp / "eval_set.jsonl")
     shutil.copyfile(evalset / "score" / "predictions.jsonl", tmp / "predictions.jsonl")
     shutil.copyfile(evalset / "manifest.json", tmp / "build_manifest.json")
+    if noise is not None: (tmp / "pair_noise.jsonl").write_text("".join(json.dumps(r) + "\n" for r in noise))
     per_pack_bin = {p: dict(sorted(Counter(int(b) for b in g.true_bin).items())) for p, g in rows.groupby("pack")}
     manifest = {"kind": "measured", "name": name, "hardware": build.get("config", {}).get("hardware") or str(rows.hardware.iloc[0]),
                 "measured_on": (build.get("generated_at") or time.strftime("%Y-%m-%d"))[:10], "device": landscape_device(build),
                 "tool": "gpu-forecasters build-evalset (config in build_manifest.json), shipped by tools/ship_evalset.py",
                 "packs_measured": sorted(per_pack_bin), "rows_per_pack_bin": per_pack_bin,
                 "note": note, "predictions": f"baseline surrogates ({score_config}): {', '.join(s.label for s in config.surrogates)}",
-                "files": {f: file_entry(tmp / f) for f in ("eval_set.jsonl", "predictions.jsonl", "build_manifest.json")}}
+                **({"label_noise": summarise(noise)} if noise is not None else {}),
+                "files": {f: file_entry(tmp / f) for f in ("eval_set.jsonl", "predictions.jsonl", "build_manifest.json", *(("pair_noise.jsonl",) if noise is not None else ()))}}
     (tmp / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
     old = dest.with_name(dest.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
@@ -100,11 +122,12 @@ def main(argv=None) -> int:
     ap.add_argument("--score-config", required=True, help="the baselines to score it with (a score config, path or shipped name)")
     ap.add_argument("--dest", type=Path, default=None, help="the folder to write (default: gpu_forecasters/measured_data/<the set's name>)")
     ap.add_argument("--note", default="", help="one line for the manifest")
+    ap.add_argument("--pair-noise", type=Path, default=None, help="a measure_pair_noise.py output folder measured on this set: shipped as pair_noise.jsonl")
     args = ap.parse_args(argv)
     build = args.evalset / "manifest.json"
     if not build.is_file(): raise SystemExit(f"ship_evalset: {build}: missing; is {args.evalset} a build-evalset output folder?")
     dest = args.dest or ROOT / "gpu_forecasters" / "measured_data" / json.loads(build.read_text())["name"]
-    ship(args.evalset, args.score_config, dest, args.note)
+    ship(args.evalset, args.score_config, dest, args.note, args.pair_noise)
     return 0
 
 
