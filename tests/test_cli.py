@@ -162,3 +162,21 @@ def test_measured_h200_eval_set_renders_offline_with_its_baseline_predictions(tm
     in_bin_4 = (ev.true_bin == 4).sum() / len(ev)  # the uniform forecast's argmax is bin 4 (12 of the 54 rows measured)
     assert 0 < in_bin_4 < 1 and ev.true_bin.nunique() == 8  # every bin populated
     assert [float(l.split(',')[7]) for l in tab[1:] if l.startswith('uniform')] == [in_bin_4]
+
+def test_readme_landscape_search_reproduces_the_shipped_replay_run(tmp_path):
+    "The README's offline real-kernel search: a shipped landscape-search config, run by the console script, is the shipped replay's seed-0 run of its arm; a rerun of the finished run changes nothing."
+    from gpu_forecasters.search.replay import load_replay
+    result = run('search', '--config', 'landscape_search/trimul__selective_cost_model.json', '--output-dir', 'out/ls', cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    run_dir = tmp_path / 'out' / 'ls'
+    summary = json.loads((run_dir / 'summary.json').read_text())
+    runs, _ = load_replay('h200')
+    replayed = next(r for r in runs if (r['tags']['pack'], r['arm'], r['seed']) == ('trimul', 'selective_cost_model', 0))
+    assert (summary['evaluations_paid'], summary['best_kernel_id']) == (64, replayed['summary']['best_kernel_id'])
+    assert abs(summary['best_reward'] - replayed['best_reward'][-1]) < 1e-12
+    assert '@triton.jit' in (run_dir / 'best_kernel.py').read_text() and (run_dir / 'trajectory.csv').exists()
+    events = (run_dir / 'events.jsonl').read_bytes()
+    again = run('search', '--config', 'landscape_search/trimul__selective_cost_model.json', '--output-dir', 'out/ls', cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert json.loads((run_dir / 'summary.json').read_text())['best_reward'] == summary['best_reward']
+    assert (run_dir / 'events.jsonl').read_bytes()[:len(events)] == events  # the log is only ever appended to

@@ -14,8 +14,8 @@ __all__ = ['MODES', 'PRESETS', 'OPERATIONAL', 'AGGREGATORS', 'DEBUG_OVERRIDES', 
            'replay', 'mutation_event', 'forecast_problem', 'forecast_event', 'evaluation_json', 'evaluation_event',
            'Summary', 'summary_of', 'archive_json', 'trajectory_rows', 'write_outputs', 'ConfigMismatch',
            'SeedUnavailable', 'config_diff', 'logged_config', 'SearchDriver', 'surrogate_query', 'Providers',
-           'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main', 'simulate_run',
-           'simulate', 'simulation_arms', 'simulation_summary', 'evaluations_to_match']
+           'toy_problem_of', 'make_providers', 'progress_line', 'search_command', 'search_main', 'simulation_config',
+           'simulate_run', 'simulate', 'simulation_arms', 'simulation_summary', 'evaluations_to_match']
 
 # %% ../../nbs/24_search.ipynb #607abc32
 import argparse, asyncio, bisect, contextlib, csv, datetime, hashlib, heapq, io, itertools, json, math, operator, platform, queue, signal, sys, threading, time, uuid
@@ -1653,7 +1653,14 @@ def search_main(argv=None, # arguments after `search` (default: sys.argv[1:])
     args = p.parse_args(argv)
     return search_command(args.config, args.output_dir, debug=args.debug)
 
-# %% ../../nbs/24_search.ipynb #f1f62de8
+# %% ../../nbs/24_search.ipynb #3d8ee42f
+def simulation_config(raw: Mapping, # a config (a dict, as in a config file)
+                      seed: int, # the search seed
+                      max_evaluations: int, # paid evaluations
+                     ) -> dict:
+    "The config `simulate_run` runs: `raw` with the seed, the evaluation budget and the inline executor. As a file it is the same run, logged, with `gpu-forecasters search --config`."
+    return _merge(raw, {"seed": seed, "budgets": {"max_evaluations": max_evaluations}, "concurrency": {"executor": "inline"}})
+
 def simulate_run(raw: Mapping, # a config (a dict, as in a config file)
                  seed: int, # the search seed
                  max_evaluations: int, # paid evaluations
@@ -1662,8 +1669,7 @@ def simulate_run(raw: Mapping, # a config (a dict, as in a config file)
                  true_value: Callable[[str], float | None] | None = None, # a kernel's true value from its code: rows get `best_true`
                 ) -> list[dict]: # evaluations_paid (0..max_evaluations), gpu_seconds, best_reward (, best_true)
     "One inline search over an in-memory log: best reward and GPU-seconds after each paid evaluation (carried on if it stops sooner)."
-    over = {"seed": seed, "budgets": {"max_evaluations": max_evaluations}, "concurrency": {"executor": "inline"}}
-    cfg = config_from_dict(_merge(raw, over), where=where)
+    cfg = config_from_dict(simulation_config(raw, seed, max_evaluations), where=where)
     p = make_providers(cfg)
     driver = SearchDriver(cfg, p.mutator, p.evaluator, p.surrogate, log=MemoryEventLog())
     try: result = driver.run()

@@ -4,16 +4,17 @@
 
 # %% auto #0
 __all__ = ['STANDARD_SEARCH', 'FILTERED_SEARCH', 'FILTERED_SELECTION', 'SELECTIVE_SEARCH', 'SELECTIVE_SELECTION', 'RULES',
-           'RUN_COUNTERS', 'arm_name', 'landscape_arms', 'arm_hash', 'replay', 'arm_data_sha256', 'gpu_seconds_summary',
-           'match_table', 'load_replay', 'in_manifest', 'runs_frame', 'replay_trajectories', 'replay_throughput']
+           'RUN_COUNTERS', 'LANDSCAPE_SEARCH_CONFIGS', 'arm_name', 'landscape_arms', 'arm_hash', 'replay',
+           'arm_data_sha256', 'gpu_seconds_summary', 'match_table', 'load_replay', 'in_manifest', 'runs_frame',
+           'replay_trajectories', 'replay_throughput', 'replay_config']
 
-# %% ../../nbs/29_replay.ipynb #14e57121
+# %% ../../nbs/29_replay.ipynb #1c586099
 import hashlib, json, math, os, sys, time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from .driver import _merge, simulate_run, simulation_summary, evaluations_to_match
+from .driver import _merge, simulate_run, simulation_config, simulation_summary, evaluations_to_match
 from .variants import get_space
 
 # %% ../../nbs/29_replay.ipynb #3878ad1f
@@ -302,3 +303,17 @@ def replay_throughput(runs: Sequence[Mapping]) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=list(THROUGHPUT_COLUMNS))
     out.attrs["search_logs"] = []
     return out
+
+# %% ../../nbs/29_replay.ipynb #adb1c2ba
+LANDSCAPE_SEARCH_CONFIGS = ("standard", "filtered_cost_model", "selective_cost_model", "selective_acc0.6")  # shipped as configs/landscape_search/trimul__<arm>.json
+
+def replay_config(pack: str, # the pack searched
+                  arm: str, # an arm of `landscape_arms` (both rules), e.g. "selective_cost_model"
+                  seed: int = 0, # the search seed
+                  max_evaluations: int = 64, # paid evaluations (the shipped replay's budget)
+                  landscape: str = "h200", # a shipped landscape's name or a folder written by tools/measure_landscape.py
+                 ) -> dict:
+    "The search config of one (arm, seed) run of a replay: `gpu-forecasters search --config` runs it, logged, reward for reward."
+    arms = landscape_arms(pack, landscape, rules=tuple(RULES))
+    if arm not in arms: raise ValueError(f"no arm {arm!r} on {pack}; arms: {', '.join(arms)}")
+    return simulation_config(arms[arm], seed, max_evaluations)
