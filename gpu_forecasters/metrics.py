@@ -9,9 +9,9 @@ __all__ = ['NLL_FLOOR', 'FEW_DATA_SETS', 'ECE_BINS', 'PAIRWISE_MAX_ROWS', 'SELEC
            'BAG_RESAMPLES', 'BAG_EXPONENT', 'BAG_WITHOUT_CI', 'TABLE_METRICS', 'CSV_COLUMNS', 'outcome_columns',
            'with_failure_column', 'half_brier', 'rps', 'nll', 'weighted_mean', 'weighted_sd', 'ece_bucket',
            'weighted_ece', 'ece', 'classwise_ece', 'weighted_spearman', 'weighted_kendall', 'weighted_auroc',
-           'SurrogateRows', 'ForecastTable', 'loo_climatology', 'bootstrap_plan', 'compute_metrics', 'evaluate_rows',
-           'metrics_json', 'metrics_csv', 'write_outputs', 'format_table', 'ensure_writable_dir', 'load_source',
-           'load_prediction_sources', 'metrics_command']
+           'SurrogateRows', 'ForecastTable', 'speed_forecast', 'loo_climatology', 'bootstrap_plan', 'compute_metrics',
+           'evaluate_rows', 'metrics_json', 'metrics_csv', 'write_outputs', 'format_table', 'ensure_writable_dir',
+           'load_source', 'load_prediction_sources', 'metrics_command']
 
 # %% ../nbs/06_metrics.ipynb #099be3af
 import math, warnings
@@ -501,7 +501,7 @@ class ForecastTable:
                    n_missing=dict(prepared.n_missing), n_incomplete=n_incomplete, warnings=warnings, dedup=dedup,
                    sources=sources)
 
-# %% ../nbs/06_metrics.ipynb #4fb063e6
+# %% ../nbs/06_metrics.ipynb #d54727f7
 from .selective import (Multiplicities, RegretPools, oracle_aurc, CONFIDENCE_KINDS, DEFAULT_COVERAGES, confidence, order_rows, bin_errors, log2_errors,
                                        pool_of, loss_summary, curve_summary, prefix_risks, risk_coverage, tie_groups, tie_mean,
                                        threshold_curve, entropy, expected_log2, coverage_name)
@@ -612,11 +612,19 @@ def _check_tie_rule(ties: str) -> str:
     if ties not in TIE_RULES: raise ValueError(f"ties must be one of {', '.join(TIE_RULES)}; got {ties!r}")
     return ties
 
+def speed_forecast(P, # (n, 8) or (n, 9) forecasts (column 0 of 9 is failure)
+                  ) -> np.ndarray: # (n, 8)
+    "The forecast over the speed bins 1..8: renormalised over them with 9 outcomes, and uniform where all the mass is on failure (a certain failure says nothing about the speed)."
+    P = np.asarray(P, dtype=float)
+    if P.shape[1] == 8: return P
+    mass = P[:, 1:].sum(axis=1, keepdims=True)
+    return np.divide(P[:, 1:], mass, out=np.full((len(P), 8), 1 / 8), where=mass > 0)
+
 def _quantities(rows: SurrogateRows, reference_scores, ties: str = "threshold") -> _Quantities:
     _check_tie_rule(ties)
     K = rows.outcomes
     speed = rows.y >= 1
-    P8 = rows.P[:, 1:] / rows.P[:, 1:].sum(axis=1, keepdims=True) if K == 9 else rows.P
+    P8 = speed_forecast(rows.P)
     stated8 = np.where(rows.parsed, rows.stated, -1)
     mode_needed = np.flatnonzero(rows.parsed & (rows.stated < 1))  # stated "failure" (bin 0) in 9-outcome mode
     stated8[mode_needed] = np.argmax(P8[mode_needed], axis=1) + 1

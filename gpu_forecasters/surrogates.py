@@ -213,7 +213,7 @@ async def _forecast_with_retries(self: LLMSurrogate, query: SurrogateQuery, *, s
 
 LLMSurrogate.forecast = _forecast_with_retries
 
-# %% ../nbs/03_surrogates.ipynb #0f6f94ce
+# %% ../nbs/03_surrogates.ipynb #b556d664
 LABEL_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # a label cannot start with "_": `_meta` is reserved in metrics.json
 
 class PromptConfig(BaseModel):
@@ -287,20 +287,23 @@ class LocalConfig(_SamplerBase):
     timeout_s: float = Field(3600, gt=0)
 
 class UniformConfig(_Base):
-    "The uniform forecast, 1/8 per bin."
+    "The uniform forecast, 1/8 per bin (1/9 per outcome with the failure outcome)."
     backend: Literal["uniform"]
+    outcomes: Literal[8, 9] = 8  # 9: the failure outcome (bin 0) too
 
 class ClimatologyConfig(_Base):
     "Per-pack bin frequencies of training rows, with add-alpha smoothing."
     backend: Literal["climatology"]
     training_rows: str = "hub"  # an RL pool: "hub" | "sample" | path (`data.load_rl_pool`); or "eval_set:" + an eval set (its own bins)
     alpha: float = Field(1.0, gt=0)
+    outcomes: Literal[8, 9] = 8  # 9: the training rows' failures (bin 0) counted as an outcome of their own
 
 class OracleNoiseConfig(_Base):
     "Simulation baseline: a Gaussian around the true log2 speedup (needs `true_speedup`)."
     backend: Literal["oracle_noise"]
     noise_sigma: float = Field(0.5, ge=0)
     reported_sigma: float | None = Field(None, ge=0)  # None = noise_sigma (calibrated)
+    outcomes: Literal[8, 9] = 8  # 9: the failure outcome too, known exactly (the noise is on log2 S, and a failure has none)
 
 class CostModelConfig(_Base):
     "A learned cost model (notebook 28_cost_model): gradient boosting on each kernel's parameters and code."
@@ -316,31 +319,40 @@ SurrogateConfig = Annotated[Union[LiteLLMConfig, OpenAIHTTPConfig, TinkerConfig,
                                   ClimatologyConfig, OracleNoiseConfig, CostModelConfig], Field(discriminator="backend")]
 BACKENDS = ("litellm", "openai_http", "tinker", "local", "uniform", "climatology", "oracle_noise", "cost_model")
 
-# %% ../nbs/03_surrogates.ipynb #91933a42
+# %% ../nbs/03_surrogates.ipynb #3cf637b9
 class _Baseline:
-    "Shared parts of the no-LLM baselines: no prompt, no tokens, no retries."
+    "Shared parts of the no-LLM baselines: no prompt, no tokens, no retries; 8 outcomes, or 9 with the failure outcome."
     backend = "baseline"
     options = PromptOptions()
-    def __init__(self, label: str, seed: int | None = None):
+    def __init__(self, label: str, seed: int | None = None, outcomes: int = 8):
+        if outcomes not in (8, 9): raise ValueError(f"outcomes must be 8 or 9, got {outcomes}")
         self.label, self.seed = label, seed
-    def hash_fields(self) -> dict: return dict(label=self.label, backend=self.backend, seed=self.seed)
+        if outcomes == 9: self.options = PromptOptions(outcomes=9)
+    @property
+    def outcomes(self) -> int: return self.options.outcomes
+    def hash_fields(self) -> dict:
+        out = dict(label=self.label, backend=self.backend, seed=self.seed)
+        return {**out, "outcomes": 9} if self.outcomes == 9 else out  # 8-outcome hashes stay what they were
     def config_hash(self) -> str: return hash_of(self.hash_fields())
     def _result(self, probs, predicted_bin: int, reasoning: str, seed, start: float) -> SurrogateResult:
         f = Forecast(int(predicted_bin), tuple(float(p) for p in probs), 1.0, reasoning)
         return SurrogateResult(forecast=f, elapsed_s=time.perf_counter() - start, attempts=0, model_id=self.backend, seed=seed)
+    def _mode(self, probs) -> int:
+        "The stated bin of a forecast: its lowest-index most probable outcome (bin 0 is the failure outcome with 9)."
+        return probs.index(max(probs)) + (0 if self.outcomes == 9 else 1)
 
 class UniformSurrogate(_Baseline):
-    "p_b = 1/8 for every bin; stated bin 4."
+    "p = 1/8 for every bin (1/9 for every outcome with failures); stated bin 4."
     backend = "uniform"
     async def forecast(self, query: SurrogateQuery, *, seed: int | None = None) -> SurrogateResult:
-        return self._result([1 / N_BINS] * N_BINS, 4, "uniform baseline", seed, time.perf_counter())
+        return self._result([1 / self.outcomes] * self.outcomes, 4, "uniform baseline", seed, time.perf_counter())
 
-# %% ../nbs/03_surrogates.ipynb #be799ebf
+# %% ../nbs/03_surrogates.ipynb #39d22abf
 class ClimatologySurrogate(_Baseline):
     "Per-pack bin frequencies of training rows with add-alpha smoothing; pooled counts for unseen packs."
     backend = "climatology"
-    def __init__(self, label: str, alpha: float = 1.0, seed: int | None = None):
-        super().__init__(label, seed)
+    def __init__(self, label: str, alpha: float = 1.0, seed: int | None = None, outcomes: int = 8):
+        super().__init__(label, seed, outcomes)
         self.alpha, self.counts = alpha, None
 
     def fit(self, training_rows, # DataFrame with `pack` and `relative_bin` or `true_bin`
@@ -351,18 +363,19 @@ class ClimatologySurrogate(_Baseline):
         column = next((c for c in ("relative_bin", "true_bin") if c in training_rows.columns), None)
         if column is None or "pack" not in training_rows.columns:
             raise SurrogateSetupError(f"climatology training rows need `pack` and `relative_bin` or `true_bin` columns; got {list(training_rows.columns)}")
+        lowest = 0 if self.outcomes == 9 else 1
         bins = training_rows[column].astype("Int64")
-        rows = training_rows.loc[bins.between(1, N_BINS).fillna(False).astype(bool)]
-        if not len(rows): raise SurrogateSetupError("climatology training rows have no bins in 1..8")
-        self.counts = {str(pack): [int((g[column] == b).sum()) for b in range(1, N_BINS + 1)]
+        rows = training_rows.loc[bins.between(lowest, N_BINS).fillna(False).astype(bool)]
+        if not len(rows): raise SurrogateSetupError(f"climatology training rows have no bins in {lowest}..8")
+        self.counts = {str(pack): [int((g[column] == b).sum()) for b in range(lowest, N_BINS + 1)]
                        for pack, g in rows.groupby("pack", sort=True)}
         return self
 
     def probs(self, pack: str) -> list[float]:
         "The fitted forecast of `pack` (pooled counts if the pack has no training rows)."
         if self.counts is None: raise SurrogateSetupError(f"{self.label}: climatology surrogate used before `fit`")
-        counts = self.counts.get(pack) or [sum(c[b] for c in self.counts.values()) for b in range(N_BINS)]
-        total = sum(counts) + N_BINS * self.alpha
+        counts = self.counts.get(pack) or [sum(c[b] for c in self.counts.values()) for b in range(self.outcomes)]
+        total = sum(counts) + self.outcomes * self.alpha
         return [(c + self.alpha) / total for c in counts]
 
     def hash_fields(self) -> dict:
@@ -371,9 +384,9 @@ class ClimatologySurrogate(_Baseline):
     async def forecast(self, query: SurrogateQuery, *, seed: int | None = None) -> SurrogateResult:
         start = time.perf_counter()
         p = self.probs(query.op_name)
-        return self._result(p, p.index(max(p)) + 1, f"climatology of {query.op_name}", seed, start)
+        return self._result(p, self._mode(p), f"climatology of {query.op_name}", seed, start)
 
-# %% ../nbs/03_surrogates.ipynb #669a0801
+# %% ../nbs/03_surrogates.ipynb #f7576042
 def _normal_cdf(z: float) -> float: return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
 def gaussian_bin_probs(m: float, # centre, log2 speedup
@@ -387,8 +400,9 @@ def gaussian_bin_probs(m: float, # centre, log2 speedup
 class OracleNoiseSurrogate(_Baseline):
     "A Gaussian forecast around the noisy true log2 speedup (simulation only)."
     backend = "oracle_noise"
-    def __init__(self, label: str, noise_sigma: float = 0.5, reported_sigma: float | None = None, seed: int | None = None):
-        super().__init__(label, seed)
+    def __init__(self, label: str, noise_sigma: float = 0.5, reported_sigma: float | None = None, seed: int | None = None,
+                 outcomes: int = 8):
+        super().__init__(label, seed, outcomes)
         self.noise_sigma = noise_sigma
         self.reported_sigma = noise_sigma if reported_sigma is None else reported_sigma
 
@@ -400,30 +414,30 @@ class OracleNoiseSurrogate(_Baseline):
         s = query.true_speedup
         if s is None or not (s > 0 or s == 0):
             raise ValueError(f"{query.comparison_id}: the oracle_noise baseline needs the true_speedup (> 0, or 0 for a failing candidate)")
+        why = f"noisy oracle (sigma {self.noise_sigma:g})"
+        if self.outcomes == 9 and s == 0: return self._result([1.0] + [0.0] * N_BINS, 0, why, seed, start)  # a failure is known
         rng = random.Random(seed if seed is not None else hash_of({"label": self.label, "id": query.comparison_id}))
         # a failing candidate (S = 0, no speedup) is centred one bin below the slowest bin's lower edge: the 8-outcome
         # oracle states the slowest bin, the nearest it can say to "no speedup"
         centre = math.log2(s) if s > 0 else float(LOG2_EDGES[0]) - 0.5
         m = centre + rng.gauss(0.0, self.noise_sigma)
         p = gaussian_bin_probs(m, self.reported_sigma)
-        return self._result(p, p.index(max(p)) + 1, f"noisy oracle (sigma {self.noise_sigma:g})", seed, start)
+        if self.outcomes == 9: p = [0.0, *p]
+        return self._result(p, self._mode(p), why, seed, start)
 
-# %% ../nbs/03_surrogates.ipynb #adb5ae74
+# %% ../nbs/03_surrogates.ipynb #b489d888
 class CostModelSurrogate(_Baseline):
     "A fitted `cost_model.CostModel` answering (anchor, candidate) queries from their code."
     backend = "cost_model"
     def __init__(self, label: str, model, name: str = "", seed: int | None = None, hold_out=(), own_pack: bool = False,
                  outcomes: int = 8):
-        super().__init__(label, seed)
+        super().__init__(label, seed, outcomes)
         self.model, self.name, self.hold_out, self.own_pack = model, name, sorted(hold_out), own_pack
-        if outcomes not in (8, 9): raise ValueError(f"outcomes must be 8 or 9, got {outcomes}")
-        if outcomes == 9: self.options = PromptOptions(outcomes=9)
 
     def hash_fields(self) -> dict:
         out = {**super().hash_fields(), "model": self.name, "model_version": self.model.version,
                "trained_on": self.model.trained_on, "sigma_log2": round(self.model.sigma_log2, 12)}
         if self.own_pack: out["hold_out_own_pack"] = True
-        if self.options.outcomes == 9: out["outcomes"] = 9  # 8-outcome hashes stay what they were
         return {**out, "hold_out": self.hold_out} if self.hold_out else out
 
     def model_for(self, pack: str):
@@ -435,9 +449,8 @@ class CostModelSurrogate(_Baseline):
     async def forecast(self, query: SurrogateQuery, *, seed: int | None = None) -> SurrogateResult:
         start = time.perf_counter()
         model = self.model_for(query.op_name)
-        nine = self.options.outcomes == 9
-        p = [float(x) for x in model.forecast([query.anchor_code], [query.candidate_code], [query.op_name], outcomes=self.options.outcomes)[0]]
-        return self._result(p, p.index(max(p)) + (0 if nine else 1), f"cost model {self.name or ''}".strip(), seed, start)
+        p = [float(x) for x in model.forecast([query.anchor_code], [query.candidate_code], [query.op_name], outcomes=self.outcomes)[0]]
+        return self._result(p, self._mode(p), f"cost model {self.name or ''}".strip(), seed, start)
 
 class LearningCostModelSurrogate(CostModelSurrogate):
     "A cost model that learns from a search's paid measurements: the search driver calls `observe` with each one."
@@ -1074,7 +1087,7 @@ def resolve_training_artifact(cfg, # a surrogate config (pydantic)
                      cfg.label, prompt["prompt_version"], PROMPT_VERSION)
     return cfg.model_copy(update=update)
 
-# %% ../nbs/03_surrogates.ipynb #9ceaeb59
+# %% ../nbs/03_surrogates.ipynb #2b65c378
 def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
                           *,
                           training_rows=None, # DataFrame for `climatology` (the runner loads `cfg.training_rows`)
@@ -1086,11 +1099,11 @@ def surrogate_from_config(cfg, # a surrogate config (pydantic model or dict)
         try: cfg = TypeAdapter(SurrogateConfig).validate_python(cfg)
         except ValidationError as e: raise SurrogateSetupError(_one_line(f"invalid surrogate config: {e}")) from None
     seed = cfg.seed if cfg.seed is not None else run_seed
-    if cfg.backend == "uniform": return UniformSurrogate(cfg.label, seed=seed)
+    if cfg.backend == "uniform": return UniformSurrogate(cfg.label, seed=seed, outcomes=cfg.outcomes)
     if cfg.backend == "climatology":
         if training_rows is None: raise SurrogateSetupError(f"{cfg.label}: the climatology baseline needs training rows")
-        return ClimatologySurrogate(cfg.label, cfg.alpha, seed=seed).fit(training_rows)
-    if cfg.backend == "oracle_noise": return OracleNoiseSurrogate(cfg.label, cfg.noise_sigma, cfg.reported_sigma, seed=seed)
+        return ClimatologySurrogate(cfg.label, cfg.alpha, seed=seed, outcomes=cfg.outcomes).fit(training_rows)
+    if cfg.backend == "oracle_noise": return OracleNoiseSurrogate(cfg.label, cfg.noise_sigma, cfg.reported_sigma, seed=seed, outcomes=cfg.outcomes)
     if cfg.backend == "cost_model":
         from gpu_forecasters.cost_model import LearningCostModel, fit_held_out, load_cost_model, training_rows
         try:
