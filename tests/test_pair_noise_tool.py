@@ -26,8 +26,10 @@ def test_pairs_measured_head_to_head_summary_and_resume(tmp_path):
     measured = [json.loads(l) for l in (tmp_path / 'noise' / 'pair_noise.jsonl').read_text().splitlines()]
     assert len(measured) == 2 and all(m['status'] == 'ok' and m['remeasured_speedup'] is None for m in measured), measured
     assert {round(m['label_speedup'], 6) for m in measured} <= {1.6, 0.7, round(1 / 1.6, 6), round(0.7 / 1.6, 6), round(1 / 0.7, 6), round(1.6 / 0.7, 6)}
-    summary = json.loads((tmp_path / 'noise' / 'summary.json').read_text())
+    def no_constants(x): raise ValueError(f'non-strict JSON constant {x}')
+    summary = json.loads((tmp_path / 'noise' / 'summary.json').read_text(), parse_constant=no_constants)  # strict JSON: no NaN
     assert (summary['pairs'], summary['measured'], summary['by_status']) == (2, 0, {'ok': 2})
+    assert (summary['flip_fraction'], summary['flip_fraction_ci95']) == (None, [None, None])
     r = subprocess.run(list(map(str, args)), cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and '2 measured before, 0 to do' in r.stderr, r.stderr[-2000:]
     assert len((tmp_path / 'noise' / 'pair_noise.jsonl').read_text().splitlines()) == 2

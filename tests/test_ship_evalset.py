@@ -112,3 +112,7 @@ def test_ship_with_pair_noise_carries_the_rows_and_their_summary(tmp_path):
     bad = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--pair-noise', noise, cwd=tmp_path)
     assert bad.returncode != 0 and 'not in the set being shipped' in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
     assert (dest / 'pair_noise.jsonl').read_bytes() == data
+    # rows without a speedup (a CPU back-end's plumbing check times nothing) are no label noise to ship
+    (noise / 'pair_noise.jsonl').write_text(''.join(json.dumps({**r, 'remeasured_speedup': None, 'flipped': None}) + '\n' for r in rows))
+    none = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--pair-noise', noise, cwd=tmp_path)
+    assert none.returncode != 0 and 'no pair measured with a speedup yet (4 rows)' in none.stderr, none.stderr

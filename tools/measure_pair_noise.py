@@ -35,7 +35,7 @@ def summarise(rows: list) -> dict:
     "Flips among the pairs measured with a speedup."
     done = [r for r in rows if r["remeasured_speedup"] is not None]
     flips = sum(r["flipped"] for r in done)
-    lo, hi = wilson(flips, len(done))
+    lo, hi = wilson(flips, len(done)) if done else (None, None)  # strict JSON: no NaN when nothing was measured
     errs = sorted(abs(math.log2(r["remeasured_speedup"] / r["label_speedup"])) for r in done)
     return {"pairs": len(rows), "measured": len(done), "flipped": flips, "flip_fraction": flips / len(done) if done else None,
             "flip_fraction_ci95": [lo, hi], "median_abs_log2_change": errs[len(errs) // 2] if errs else None,
