@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--compare-only", action="store_true", help="run no search: match the finished runs in --out to the landscape as it is now")
     args = ap.parse_args(argv)
-    from gpu_forecasters.search.driver import _merge, search_command
+    from gpu_forecasters.search.driver import search_command, simulation_config
     from gpu_forecasters.search.landscape import load_landscape
     from gpu_forecasters.search.replay import landscape_arms
     landscape = load_landscape(args.landscape)
@@ -88,8 +88,7 @@ def main(argv=None) -> int:
                 if not (out / name / "summary.json").exists():
                     print(f"live: no finished run at {out / name}: run without --compare-only first", file=sys.stderr); return 2
             else:
-                cfg = _merge(arms[arm], {"seed": args.seed, "budgets": {"max_evaluations": args.max_evaluations}, "concurrency": {"executor": "inline"}})
-                cfg["evaluator"] = evaluator
+                cfg = {**simulation_config(arms[arm], args.seed, args.max_evaluations), "evaluator": evaluator}
                 (out / f"{name}.json").write_text(json.dumps(cfg, indent=1))
                 code = search_command(out / f"{name}.json", out / name)
                 if code != 0: print(f"live: the {name} search exited {code}; rerun to resume", file=sys.stderr); return code
