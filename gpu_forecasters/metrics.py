@@ -10,8 +10,8 @@ __all__ = ['NLL_FLOOR', 'FEW_DATA_SETS', 'ECE_BINS', 'PAIRWISE_MAX_ROWS', 'SELEC
            'with_failure_column', 'half_brier', 'rps', 'nll', 'weighted_mean', 'weighted_sd', 'ece_bucket',
            'weighted_ece', 'ece', 'classwise_ece', 'weighted_spearman', 'weighted_kendall', 'weighted_auroc',
            'SurrogateRows', 'ForecastTable', 'speed_forecast', 'loo_climatology', 'bootstrap_plan', 'compute_metrics',
-           'evaluate_rows', 'metrics_json', 'metrics_csv', 'write_outputs', 'format_table', 'ensure_writable_dir',
-           'load_source', 'load_prediction_sources', 'metrics_command']
+           'evaluate_rows', 'speed_only', 'metrics_json', 'metrics_csv', 'write_outputs', 'format_table',
+           'ensure_writable_dir', 'load_source', 'load_prediction_sources', 'metrics_command']
 
 # %% ../nbs/06_metrics.ipynb #099be3af
 import math, warnings
@@ -1046,6 +1046,25 @@ def evaluate_rows(rows: SurrogateRows, # the rows to score
         values = _evaluate(q, W, population, coverages, bool(rows.deferred.any()))
         out[population] = {k: float(v[0]) for k, v in values.items()} if weights is None else values
     return out
+
+# %% ../nbs/06_metrics.ipynb #ce63458a
+def _speed_entries(entries):
+    "A forecast's `bin_probabilities` over the speed bins: 9 entries renormalised over bins 1..8; 8 (or none) as they are."
+    if not isinstance(entries, (list, tuple, np.ndarray)) or len(entries) != 9: return entries
+    p = speed_forecast(np.array([[e["p"] for e in sorted(entries, key=lambda e: e["bin"])]]))[0]
+    return [{"bin": b, "p": float(v)} for b, v in enumerate(p, 1)]
+
+def speed_only(eval_df: pd.DataFrame, # eval rows (`true_bin` 0..8)
+               preds_df: pd.DataFrame, # prediction rows of any surrogates (8- or 9-outcome `bin_probabilities`)
+              ) -> tuple[pd.DataFrame, pd.DataFrame]: # (the rows that ran, their forecasts over bins 1..8)
+    "The eval rows whose candidate ran and their forecasts over the speed bins alone (stated failure: the most probable speed bin)."
+    ran = eval_df[pd.to_numeric(eval_df["true_bin"]) >= 1]
+    preds = preds_df[preds_df["comparison_id"].isin(set(ran["comparison_id"]))].copy()
+    preds["bin_probabilities"] = preds["bin_probabilities"].map(_speed_entries)
+    stated_failure = pd.to_numeric(preds["predicted_bin"], errors="coerce") == 0
+    if stated_failure.any():
+        preds.loc[stated_failure, "predicted_bin"] = [max(e, key=lambda e: (e["p"], -e["bin"]))["bin"] for e in preds.loc[stated_failure, "bin_probabilities"]]
+    return ran, preds
 
 # %% ../nbs/06_metrics.ipynb #43e77b9c
 import csv, io, json
