@@ -75,6 +75,7 @@ def test_h200_landscape_score_config_is_pointed_at_the_built_folder(tmp_path):
     labels = {s.label: s for s in config.surrogates}
     assert config.eval_set == 'h200_landscape' and labels['climatology'].training_rows == EVAL_SET_ROWS + 'h200_landscape'
     assert labels['cost_model_lopo'].hold_out_own_pack and labels['cost_model_lopo'].outcomes == 9  # scored on a pack it never saw
+    assert {s.label: s.outcomes for s in config.surrogates} == dict.fromkeys(labels, 9)  # the set has failure rows: every reference forecasts them
     moved = pointed_at(config, 'h200_landscape', tmp_path / 'built')
     assert moved.eval_set == str(tmp_path / 'built')
     assert {s.label: getattr(s, 'training_rows', None) for s in moved.surrogates}['climatology'] == EVAL_SET_ROWS + str(tmp_path / 'built')
