@@ -462,7 +462,7 @@ def harvest(tables, # {tag: table}, or a list of tables (tag from `attrs['tag']`
     if not parts: return pd.DataFrame(columns=list(HARVEST_COLUMNS))
     return pd.concat(parts, ignore_index=True)
 
-# %% ../nbs/40_evalset.ipynb #2135c9bf
+# %% ../nbs/40_evalset.ipynb #e86e5689
 def _resolve_log_path(path: str, base_dir) -> Path:
     "`path` as given when it exists (or is absolute), else under `base_dir` when it exists there."
     p = Path(path)
@@ -498,7 +498,9 @@ def landscape_pairs(spec: "LandscapePairs", # the pack's `landscape` setting
                     "outcome": "success" if c["status"] == "ok" else c["status"], "anchor_code": space.source(a["params"]),
                     "ratio_sd_log2": ratio_sd})
     df = pd.DataFrame(out, columns=[*HARVEST_COLUMNS, "anchor_code", "ratio_sd_log2"])
-    df.attrs.update(landscape=land.name, sha256=land.manifest.get("files", {}).get("measurements.jsonl", {}).get("sha256"))
+    files = land.manifest.get("files", {})
+    df.attrs.update(landscape=land.name, sha256=files.get("measurements.jsonl", {}).get("sha256"),
+                    retests_sha256=files.get("retest.jsonl", {}).get("sha256"), ratio_sd_log2=ratio_sd)
     return df
 
 # %% ../nbs/40_evalset.ipynb #c8610b01
@@ -914,7 +916,7 @@ def _dropped_rows(all_rows: list[_Rows]) -> list[dict]:
 def _config_sha256(config: EvalSetBuilderConfig) -> str:
     return _sha256_bytes(json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":")).encode())
 
-# %% ../nbs/40_evalset.ipynb #6695b642
+# %% ../nbs/40_evalset.ipynb #df628df7
 def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file / shipped name
                    output_dir, # where the eval set, fills, dropped rows and manifest go
                    *,
@@ -970,7 +972,9 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
             if p.landscape is not None:
                 pairs = landscape_pairs(p.landscape, pack, seed=config.seed, failures=config.failure_rows, base_dir=base_dir)
                 inputs.append({"pack": pack, "tag": pairs.attrs["landscape"], "path": p.landscape.name, "hub_config": None, "source": "landscape",
-                               "run": None, "format": "landscape", "sha256": pairs.attrs["sha256"], "rows": len(pairs)})
+                               "run": None, "format": "landscape", "sha256": pairs.attrs["sha256"], "rows": len(pairs),
+                               # the retests set the pack's between-run spread, and so which pairs count as near an edge
+                               "retests_sha256": pairs.attrs["retests_sha256"], "ratio_sd_log2": pairs.attrs["ratio_sd_log2"]})
             if not len(harvested) and pairs is None and not config.fill.enabled:
                 logs = ", ".join(t.attrs.get("source", tag) for tag, t in tables[pack]) or "no event_logs"
                 raise ValueError(f"pack {pack}: the harvest is empty (no evaluated kernel with a finite speedup in {logs}) and fill is "
