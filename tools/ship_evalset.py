@@ -24,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from measure_landscape import read_rows  # one row per line; a torn last line is dropped
 from measure_pair_noise import summarise  # the label-noise summary, the same as the measuring tool writes
 
 
@@ -59,7 +60,6 @@ def noise_rows(folder: Path, # a measure_pair_noise.py output folder
                ids: set, # the comparison ids of the set being shipped
               ) -> list:
     "The label-noise rows of `folder`, each a pair of the set; a row of another set is an error, not something to drop."
-    from measure_landscape import read_rows
     f = Path(folder) / "pair_noise.jsonl"
     if not f.is_file(): raise SystemExit(f"ship_evalset: {f}: missing; is {folder} a measure_pair_noise.py output folder?")
     rows = read_rows(f)
@@ -105,7 +105,7 @@ def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json
                 "packs_measured": sorted(per_pack_bin), "rows_per_pack_bin": per_pack_bin,
                 "note": note, "predictions": f"baseline surrogates ({score_config}): {', '.join(s.label for s in config.surrogates)}",
                 **({"label_noise": summarise(noise)} if noise is not None else {}),
-                "files": {f: file_entry(tmp / f) for f in ("eval_set.jsonl", "predictions.jsonl", "build_manifest.json", *(("pair_noise.jsonl",) if noise is not None else ()))}}
+                "files": {f: file_entry(tmp / f) for f in ("eval_set.jsonl", "predictions.jsonl", "build_manifest.json", "pair_noise.jsonl") if (tmp / f).exists()}}
     (tmp / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
     old = dest.with_name(dest.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
