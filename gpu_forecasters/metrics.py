@@ -1047,7 +1047,7 @@ def evaluate_rows(rows: SurrogateRows, # the rows to score
         out[population] = {k: float(v[0]) for k, v in values.items()} if weights is None else values
     return out
 
-# %% ../nbs/06_metrics.ipynb #ce63458a
+# %% ../nbs/06_metrics.ipynb #399fec57
 def _speed_entries(entries):
     "A forecast's `bin_probabilities` over the speed bins: 9 entries renormalised over bins 1..8; 8 (or none) as they are."
     if not isinstance(entries, (list, tuple, np.ndarray)) or len(entries) != 9: return entries
@@ -1063,7 +1063,7 @@ def speed_only(eval_df: pd.DataFrame, # eval rows (`true_bin` 0..8)
     preds["bin_probabilities"] = preds["bin_probabilities"].map(_speed_entries)
     stated_failure = pd.to_numeric(preds["predicted_bin"], errors="coerce") == 0
     if stated_failure.any():
-        preds.loc[stated_failure, "predicted_bin"] = [max(e, key=lambda e: (e["p"], -e["bin"]))["bin"] for e in preds.loc[stated_failure, "bin_probabilities"]]
+        preds.loc[stated_failure, "predicted_bin"] = [max(entries, key=lambda entry: (entry["p"], -entry["bin"]))["bin"] for entries in preds.loc[stated_failure, "bin_probabilities"]]
     return ran, preds
 
 # %% ../nbs/06_metrics.ipynb #43e77b9c
