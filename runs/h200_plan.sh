@@ -19,10 +19,10 @@ python3 -c "import gpu_forecasters.evalset, gpu_forecasters.harness, pydantic, f
 GF="python3 runs/gf.py"
 
 # 1. the eval set: near-edge pairs re-measured head to head (exit 75: budget spent, rerun). build_full.log keeps
-#    every line, the worker starts and per-case phases included, to show where a pair's ~20 s go
+#    every line, the worker starts and per-case phases included (where a pair's ~20 s go); the reply shows it filtered
 if [ ! -f $S/h200_landscape/eval_set.jsonl ]; then
   b=$(( $(left) - 60 )); [ $b -gt 30 ] || exit 0
-  timeout $(( b + 50 )) $GF build-evalset --config evalset/h200_landscape.json --output-dir $S/h200_landscape --budget-s $b 2>&1 | tee -a $S/build_full.log | grep --line-buffered -v -E "^\s*$|checking correctness, case|timing the candidate against|starting a worker" | tee -a $S/build.log | tail -n 40
+  timeout $(( b + 50 )) $GF build-evalset --config evalset/h200_landscape.json --output-dir $S/h200_landscape --budget-s $b 2>&1 | tee -a $S/build_full.log | grep --line-buffered -v -E "^\s*$|checking correctness, case|timing the candidate against|starting a worker" | tail -n 40
   [ -f $S/h200_landscape/eval_set.jsonl ] || exit 0
 fi
 # 2. label noise: 30 pairs of the eval set measured again
