@@ -1,5 +1,6 @@
 """Provisional build of the h200_landscape eval set on CPU: the resume log's re-measurements are reused; a pair not yet
-measured gets its landscape ratio (a fake evaluator). Prints which pairs still need the H200 and their landscape wall time."""
+measured gets its landscape ratio (a fake evaluator). Prints how many pairs per pack still need the H200 (more may follow
+if a real re-measurement changes bin) and the build's counts. Run from the repo root: python runs/drafts/provisional_build.py [OUT]"""
 import json, math, sys, time, shutil
 from pathlib import Path
 from gpu_forecasters.evalset import build_eval_set, load_builder_config, landscape_pairs, REMEASURE_LOG
