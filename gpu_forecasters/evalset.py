@@ -602,7 +602,7 @@ def remeasure(code: str, # the stored candidate code
         out["true_bin"] = bin_of(out["speedup"])
     return out
 
-# %% ../nbs/40_evalset.ipynb #fcf9e633
+# %% ../nbs/40_evalset.ipynb #3164327d
 REMEASURE_LOG = "remeasure.jsonl"
 
 def _describe(evaluator):
@@ -650,6 +650,29 @@ class RemeasureLog:
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record, default=str) + "\n"); f.flush(); os.fsync(f.fileno())
         self.done[m["request_id"]] = dict(m)
+
+    @classmethod
+    def recorded(cls, path, # the JSONL file
+                 config_sha256: str, # the builder config's sha256
+                 pack: str,
+                ) -> "RemeasureLog":
+        "The log of whichever evaluator re-measured `pack` under this config, read with no evaluator at hand; `ValueError` if two did."
+        path = Path(path)
+        found = []
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try: r = json.loads(line)
+                except json.JSONDecodeError: continue  # a torn or corrupt line: `RemeasureLog` itself says so
+                if r.get("config_sha256") == config_sha256 and r.get("pack") == pack and r.get("evaluator") not in found: found.append(r.get("evaluator"))
+        if len(found) > 1:
+            raise ValueError(f"{path}: pack {pack} was re-measured by {len(found)} different evaluators under this config; "
+                             "finish the build with the evaluator (and GPU) instead of from the log")
+        return cls(path, config_sha256, pack, _Recorded(found[0] if found else None))
+
+class _Recorded:
+    "Stands for the evaluator that wrote a log's records: only its description."
+    def __init__(self, description): self.description = description
+    def describe(self): return self.description
 
 # %% ../nbs/40_evalset.ipynb #8fd93f97
 def h64(s: str) -> int:
@@ -726,7 +749,7 @@ def _read_log(ref: EventLogRef, base_dir) -> pd.DataFrame:
 def _say(progress, message: str):
     if progress is not None: progress(message)
 
-# %% ../nbs/40_evalset.ipynb #964cfbd1
+# %% ../nbs/40_evalset.ipynb #289a7deb
 def _row_bin(r: Mapping) -> int:
     "A candidate row's bin: 0 (failure) for a failing candidate, else the bin of its speedup."
     return FAILURE if r.get("outcome") in FAILURE_OUTCOMES and not np.isfinite(r["speedup"]) else bin_of(r["speedup"])
@@ -789,7 +812,7 @@ class _Rows:
         self.kept = keep
 
     def remeasure(self, evaluator, dry_run: bool, log: "RemeasureLog | None" = None, progress: Callable | None = None,
-                  deadline: float | None = None) -> list[dict]:
+                  deadline: float | None = None, from_log: bool = False) -> list[dict]:
         "Re-measure the near-edge rows that can make the cap (or count them unverified); drop the unstable ones; return the records."
         rm, cap, records, keep = self.config.remeasure, self.config.cap_per_pack_bin, [], []
         def margin(r):  # a landscape pair's own margin; a row from a search log has no ratio sd (absent or NaN)
@@ -799,14 +822,15 @@ class _Rows:
         measuring = not dry_run and rm.enabled
         by_bin = self.in_cap_order()  # rows past a bin's first `cap` stable ones are never measured
         n_near = sum(near_edge(r) for rows in by_bin for r in rows[:cap]) if measuring else 0
-        if n_near: _say(progress, f"{self.pack}: re-measuring {n_near} near-edge row{'s' * (n_near != 1)}, {rm.n_repeats} measurements each")
-        done_rows = 0
+        if n_near and not from_log: _say(progress, f"{self.pack}: re-measuring {n_near} near-edge row{'s' * (n_near != 1)}, {rm.n_repeats} measurements each")
+        logged = lambda r: all(f"remeasure/{r['code_key']}/{i}" in log.done for i in range(rm.n_repeats))
+        done_rows, unverified = 0, 0
         for rows in by_bin:
             accepted = 0
             for r in rows:
                 if accepted >= cap or not near_edge(r): keep.append(r); accepted += 1; continue
-                if not measuring:
-                    r["near_edge_unverified"] = True
+                if not measuring or (from_log and not logged(r)):
+                    r["near_edge_unverified"] = True; unverified += 1
                     keep.append(r); accepted += 1; continue
                 done_rows += 1
                 n_near = max(n_near, done_rows)  # an unstable row lets the next one in
@@ -823,6 +847,7 @@ class _Rows:
                                 "measurements": res["measurements"]})
                 if res["stable"]: keep.append({**r, "speedup": res["speedup"]}); accepted += 1
                 else: self.drop(r, "unstable", [m["speedup"] for m in res["measurements"]])
+        if from_log: _say(progress, f"{self.pack}: {done_rows} near-edge row{'s' * (done_rows != 1)} from the log, {unverified} kept unverified")
         self.kept = keep
         return records
 
@@ -916,7 +941,7 @@ def _dropped_rows(all_rows: list[_Rows]) -> list[dict]:
 def _config_sha256(config: EvalSetBuilderConfig) -> str:
     return _sha256_bytes(json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":")).encode())
 
-# %% ../nbs/40_evalset.ipynb #df628df7
+# %% ../nbs/40_evalset.ipynb #cd377a66
 def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file / shipped name
                    output_dir, # where the eval set, fills, dropped rows and manifest go
                    *,
@@ -926,6 +951,7 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                    base_dir=None, # relative event-log paths are also looked up here (the CLI passes the config's folder)
                    progress: Callable | None = None, # called with one line per step
                    budget_s: float | None = None, # start no re-measurement after this many seconds of the build (`BudgetSpent`; a rerun resumes)
+                   from_log: bool = False, # measure nothing new: reuse the output's re-measurement log, keep the near-edge rows it lacks unverified
                   ) -> BuildResult:
     "Build an eval set from search logs: harvest, strip, de-duplicate, fill, drop leakage, re-measure, cap, write."
     if isinstance(config, Mapping):
@@ -940,13 +966,18 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
     if out.exists() and not out.is_dir(): raise NotADirectoryError(f"--output-dir {out} is a file, not a directory")
     filling = config.fill.enabled and not dry_run
     measuring = config.remeasure.enabled and not dry_run
+    if from_log:
+        if dry_run: raise ValueError("from_log finishes a real build from its re-measurement log; a dry run measures nothing: choose one")
+        if not config.remeasure.enabled: raise ConfigError("from_log needs remeasure.enabled: with re-measurement off there is no log to finish from")
+        if not (out / REMEASURE_LOG).is_file():
+            raise FileNotFoundError(f"from_log: {out / REMEASURE_LOG} does not exist: nothing was re-measured in this output directory")
     # checks before any spend: fill configs, evaluators, logs, training pool
     if config.fill.enabled:
         if config.fill.search_config is None: raise ConfigError("fill.enabled needs fill.search_config (a standard-mode search config)")
         for p in config.packs:
             for b in range(1, 9): config_from_dict(fill_search_config(config.fill.search_config, p.pack, b, "0"), where=f"fill.search_config (pack {p.pack}, bin {b})")
     evaluators, owned = {}, []
-    if measuring:
+    if measuring and not from_log:
         for p in config.packs:
             if isinstance(evaluator, Mapping): ev = evaluator.get(p.pack)
             else: ev = evaluator
@@ -1013,8 +1044,10 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
                               "log_sha256": t.attrs["log_sha256"], "evaluations": int(t.attrs["n_evaluations_requested"]),
                               "in_bin": len(generated), "added": len(rows.kept) - before})
             rows.leakage()
-            log = RemeasureLog(out / REMEASURE_LOG, _config_sha256(config), pack, evaluators[pack]) if measuring else None
-            remeasured += rows.remeasure(evaluators.get(pack), dry_run=not measuring, log=log, progress=progress, deadline=deadline)
+            if not measuring: log = None
+            elif from_log: log = RemeasureLog.recorded(out / REMEASURE_LOG, _config_sha256(config), pack)
+            else: log = RemeasureLog(out / REMEASURE_LOG, _config_sha256(config), pack, evaluators[pack])
+            remeasured += rows.remeasure(evaluators.get(pack), dry_run=not measuring, log=log, progress=progress, deadline=deadline, from_log=from_log)
             rows.cap()
             counts[pack] = _counts(rows, attempts, n_in)
             for b in range(1, 9):
@@ -1031,11 +1064,13 @@ def build_eval_set(config, # an `EvalSetBuilderConfig`, a dict, or a config file
     df = pd.DataFrame.from_records(records, columns=["comparison_id", "pack", "anchor_code", "candidate_code", "hardware", "aggregated_speedup",
                                                      "true_bin", "source_id", "source_search", "internal_experiment"])
     dropped = pd.DataFrame.from_records(_dropped_rows(all_rows), columns=list(DROPPED_COLUMNS))
-    manifest = {"name": config.name, "dry_run": dry_run, "config": config.model_dump(mode="json"), "config_sha256": _config_sha256(config),
+    unverified = [{"pack": r["pack"], "source_id": r["source_id"], "code_key": r["code_key"], "bin": r["bin"], "speedup": float(r["speedup"])}
+                  for rows in all_rows for r in rows.kept if r.get("near_edge_unverified")]
+    manifest = {"name": config.name, "dry_run": dry_run, "from_log": from_log, "config": config.model_dump(mode="json"), "config_sha256": _config_sha256(config),
                 "package_version": gpu_forecasters.__version__, "git_commit": _git_commit(), "seed": config.seed,
                 "bin_edges": list(EDGES), "generated_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "inputs": inputs, "training_pool": {"source": config.training_pool, "keys": len(pool_keys)} if config.training_pool else None,
-                "fills": fills, "remeasurements": remeasured, "counts": counts, "short_of_target": short,
+                "fills": fills, "remeasurements": remeasured, "near_edge_unverified": unverified, "counts": counts, "short_of_target": short,
                 "rows": len(df), "dropped": len(dropped)}
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "dropped_rows.jsonl", jsonl_text(dropped.to_dict("records")))
@@ -1181,7 +1216,7 @@ def mine_pairs_command(logs: list, # --log values: run directories, events.jsonl
     log(f"wrote {len(combined)} discovery pairs to {path}")
     return 0
 
-# %% ../nbs/40_evalset.ipynb #e77b8af0
+# %% ../nbs/40_evalset.ipynb #5f62b930
 EXIT_RERUN = 75  # EX_TEMPFAIL of sysexits.h: not finished, rerun the same command to continue
 
 def build_evalset_command(config, # a builder config file, or a shipped name such as "evalset/sample.json"
@@ -1190,13 +1225,14 @@ def build_evalset_command(config, # a builder config file, or a shipped name suc
                           dry_run: bool = False, # harvest, strip, de-duplicate and write: no LLM, no GPU
                           push_to_hub: str | None = None, # a Hub dataset repo id to upload the eval set to
                           budget_s: float | None = None, # start no re-measurement after this many seconds; exit `EXIT_RERUN`
+                          from_log: bool = False, # measure nothing new: finish from the output's re-measurement log (`build_eval_set`)
                          ) -> int: # the exit code
     "The body of `gpu-forecasters build-evalset`."
     from gpu_forecasters.backends import ProgressReporter
     from gpu_forecasters.data import HubPushError, push_to_hub as _push
     say = ProgressReporter("build-evalset")
     path = resolve_config_path(config)
-    try: res = build_eval_set(load_builder_config(path), output_dir, dry_run=dry_run, base_dir=path.parent, progress=say, budget_s=budget_s)
+    try: res = build_eval_set(load_builder_config(path), output_dir, dry_run=dry_run, base_dir=path.parent, progress=say, budget_s=budget_s, from_log=from_log)
     except BudgetSpent as e:
         print(f"gpu-forecasters build-evalset: {e} ({budget_s:g} s); the finished re-measurements are kept in "
               f"{Path(output_dir) / REMEASURE_LOG}: rerun the same command to continue", file=sys.stderr)
@@ -1204,6 +1240,8 @@ def build_evalset_command(config, # a builder config file, or a shipped name suc
     counts = res.manifest["counts"]
     for pack, bins in counts.items():
         say(f"{pack}: final per bin " + ", ".join(f"{b}:{c['final']}" for b, c in bins.items()))
+    if res.manifest["near_edge_unverified"]:
+        say(f"{len(res.manifest['near_edge_unverified'])} near-edge row(s) kept unverified (listed in manifest.json, near_edge_unverified)")
     if res.manifest["short_of_target"]:
         say("short of target: " + ", ".join(f"{s['pack']} bin {s['bin']} ({s['final']}/{s['target']})" for s in res.manifest["short_of_target"]))
     if push_to_hub:

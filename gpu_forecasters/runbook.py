@@ -35,7 +35,7 @@ def _add_data_options(p: argparse.ArgumentParser):
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--output-dir", required=True, help="directory for the outputs")
 
-# %% ../nbs/50_runbook.ipynb #4da96937
+# %% ../nbs/50_runbook.ipynb #a399b104
 def build_parser() -> argparse.ArgumentParser:
     "The `gpu-forecasters` argument parser, with one subparser per command."
     parser = argparse.ArgumentParser(prog=PROG, description="GPU Forecasters: LLMs as selective surrogates for GPU kernel runtime optimization.")
@@ -99,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--dry-run", action="store_true", help="harvest, strip, de-duplicate and write the manifest; no fills (LLM) and no re-measurements (GPU)")
     be.add_argument("--push-to-hub", default=None, metavar="REPO_ID", help="also upload the eval set to this Hub dataset repo (needs network and HF_TOKEN)")
     be.add_argument("--budget-s", type=float, default=None, help="start no re-measurement after this many seconds; exit 75 (rerun to continue, finished re-measurements are kept)")
+    be.add_argument("--from-log", action="store_true", help="measure nothing new: finish from the output directory's remeasure.jsonl, keeping near-edge rows it lacks as near_edge_unverified (listed in manifest.json)")
     fc = commands.add_parser("forecast", help="forecast your own pair (anchor vs candidate), or a file of pairs (resumable), with any surrogate")
     fc.add_argument("--config", required=True, help="a surrogate or score config JSON (path, or name under the shipped configs, e.g. baseline_scoring/gemini3_flash.json)")
     fc.add_argument("--surrogate", default=None, help="the label of one surrogate of a config that holds several")
@@ -131,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--steps", type=_labels, default=("packs", "sandbox", "hardened", "taxonomy", "noise", "exploits"), help="comma-separated subset of packs,sandbox,hardened,taxonomy,noise,exploits (default all; a partial run never passes)")
     return parser
 
-# %% ../nbs/50_runbook.ipynb #7cdbfcb8
+# %% ../nbs/50_runbook.ipynb #1005d82f
 def _dispatch(args) -> int:
     if args.command == "search":
         from gpu_forecasters.search.driver import search_command
@@ -164,7 +165,7 @@ def _dispatch(args) -> int:
         return train_command(args.config, args.output_dir, backend=args.backend, debug=args.debug)
     if args.command == "build-evalset":
         from gpu_forecasters.evalset import build_evalset_command
-        return build_evalset_command(args.config, args.output_dir, dry_run=args.dry_run, push_to_hub=args.push_to_hub, budget_s=args.budget_s)
+        return build_evalset_command(args.config, args.output_dir, dry_run=args.dry_run, push_to_hub=args.push_to_hub, budget_s=args.budget_s, from_log=args.from_log)
     if args.command == "forecast":
         from gpu_forecasters.forecaster import forecast_command
         return forecast_command(args.config, surrogate=args.surrogate, anchor=args.anchor, candidate=args.candidate, pack=args.pack,

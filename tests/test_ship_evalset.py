@@ -49,6 +49,9 @@ def test_ship_scores_writes_checked_files_and_resumes(tmp_path):
     assert {len(p['bin_probabilities']) for p in preds if p['surrogate_label'] == 'cost_model'} == {9}  # the failure outcome too
     assert manifest['rows_per_pack_bin']['fp8_quant']['0'] == 4 and manifest['note'] == 'a test' and manifest['name'] == 'shipme'
     assert manifest['files']['eval_set.jsonl']['rows'] == len(built)
+    # re-measurement was off, so the rows near an edge went in unverified: the build lists them, the MANIFEST counts them
+    listed = json.loads((tmp_path / 'built' / 'manifest.json').read_text())['near_edge_unverified']
+    assert manifest['near_edge_unverified'] == len(listed) > 0
     # a rerun resumes the scoring (every forecast cached) and writes the same folder
     again = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--note', 'a test', cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]

@@ -104,6 +104,8 @@ def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json
                 "tool": "gpu-forecasters build-evalset (config in build_manifest.json), shipped by tools/ship_evalset.py",
                 "packs_measured": sorted(per_pack_bin), "rows_per_pack_bin": per_pack_bin,
                 "note": note, "predictions": f"baseline surrogates ({score_config}): {', '.join(s.label for s in config.surrogates)}",
+                # rows near a bin edge that the build kept without measuring them again (`build-evalset --from-log`); listed in build_manifest.json
+                "near_edge_unverified": len(build.get("near_edge_unverified") or []),
                 **({"label_noise": summarise(noise)} if noise is not None else {}),
                 "files": {f: file_entry(tmp / f) for f in ("eval_set.jsonl", "predictions.jsonl", "build_manifest.json", "pair_noise.jsonl") if (tmp / f).exists()}}
     (tmp / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
