@@ -7,7 +7,7 @@ set -uo pipefail
 T0=$(date +%s); TOTAL=${TOTAL:-540}
 S=runs/h200; mkdir -p $S
 left() { echo $(( TOTAL - ($(date +%s) - T0) )); }
-save() { tar -czf "$OUT/state.tar.gz" -C runs --exclude=measurements.jsonl --exclude=dropped_rows.jsonl h200; echo "state saved ($(left) s left)"; }
+save() { tar -czf "$OUT/state.tar.gz" -C runs --exclude=measurements.jsonl --exclude=dropped_rows.jsonl --exclude=score --exclude=hub h200; echo "state saved ($(left) s left)"; }
 trap save EXIT
 export PYTHONUNBUFFERED=1
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -19,6 +19,7 @@ python3 -c "import gpu_forecasters.evalset, gpu_forecasters.harness, pydantic, f
 GF="python3 runs/gf.py"
 
 # 1. the eval set: near-edge pairs re-measured head to head (exit 75: budget spent, rerun). build_full.log keeps
+#    (done: built on 2026-12-06 with --from-log, 160 of 164 near-edge pairs measured, 4 kept unverified; step skipped)
 #    every line, the worker starts and per-case phases included (where a pair's ~20 s go); the reply shows it filtered
 if [ ! -f $S/h200_landscape/eval_set.jsonl ]; then
   b=$(( $(left) - 60 )); [ $b -gt 30 ] || exit 0
