@@ -75,6 +75,7 @@ DURATIONS = {
     "tests/test_measure_cli.py::test_packs_lists_packs_case_sets_and_counts": 12,
     "tests/test_build_evalset_cli.py::test_real_build_on_a_toy_search": 12,
     "tests/test_notebooks.py::test_notebook[31_backends.ipynb]": 12,
+    "tests/test_cli.py::test_h200_landscape_eval_set_renders_offline_with_its_baseline_predictions": 12,
     "tests/test_notebooks.py::test_notebook[25c_space_cross_entropy.ipynb]": 11,
     "tests/test_notebooks.py::test_notebook[26_openevolve.ipynb]": 11,
     "tests/test_build_evalset_cli.py::test_bad_input_is_one_line_and_exit_2": 11,

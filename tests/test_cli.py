@@ -3,7 +3,7 @@
 Covers the README's offline run command, strict metrics.json, byte-identical reruns, the exit codes (0, 2, 3, 130)
 and one-line errors for bad input that name the file and the row.
 """
-import json, os, signal, subprocess, sys, time
+import csv, json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 from gpu_forecasters.data import SAMPLE_DIR
@@ -162,6 +162,22 @@ def test_measured_h200_eval_set_renders_offline_with_its_baseline_predictions(tm
     in_bin_4 = (ev.true_bin == 4).sum() / len(ev)  # the uniform forecast's argmax is bin 4 (12 of the 54 rows measured)
     assert 0 < in_bin_4 < 1 and ev.true_bin.nunique() == 8  # every bin populated
     assert [float(l.split(',')[7]) for l in tab[1:] if l.startswith('uniform')] == [in_bin_4]
+
+def test_h200_landscape_eval_set_renders_offline_with_its_baseline_predictions(tmp_path):
+    "The eval set built from the H200 landscape loads by name, 9 outcomes, and the figures run on it with its shipped predictions."
+    from gpu_forecasters.data import load_eval_set, load_predictions, measured_manifest
+    result = run('figures', '--eval-set', 'h200_landscape', '--predictions', 'h200_landscape', '--output-dir', 'out', cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    manifest, ev, preds = measured_manifest('h200_landscape'), load_eval_set('h200_landscape', outcomes=9), load_predictions('h200_landscape')
+    assert len(ev) == manifest['files']['eval_set.jsonl']['rows'] >= 400 and set(ev.true_bin) == set(range(9))
+    assert set(ev.hardware) == {'NVIDIA H200'} and set(preds.comparison_id) == set(ev.comparison_id)
+    assert manifest['near_edge_unverified'] == 4  # the pairs the H200 did not come back for, flagged
+    with open(tmp_path / 'out' / 'tables' / 'tab1_headline.csv') as f: tab = list(csv.DictReader(f))
+    labels = ['climatology', 'cost_model_lopo', 'cost_model_seen', 'oracle_noise_0.5', 'uniform']
+    assert [(r['surrogate'], int(r['n_comparisons'])) for r in tab] == [(s, len(ev)) for s in labels]
+    half_brier = {r['surrogate']: float(r['half_brier_all_mean']) for r in tab}
+    assert abs(half_brier['uniform'] - 4 / 9) < 1e-9  # 9 outcomes: 1/2 (1 - 1/9)
+    assert half_brier['oracle_noise_0.5'] < half_brier['cost_model_seen'] < half_brier['climatology'] < half_brier['uniform']
 
 def test_readme_landscape_search_reproduces_the_shipped_replay_run(tmp_path):
     "The README's offline real-kernel search: a shipped landscape-search config, run by the console script, is the shipped replay's seed-0 run of its arm; a rerun of the finished run changes nothing."
