@@ -1,7 +1,7 @@
 """tools/live_vs_landscape.py end to end without a GPU: the "live" searches answered by the landscape itself (the
 plumbing of the H200 check: two arms with one seed, each with its replay twin, every evaluation matched to its
 landscape row, agreement and best variants in the summary)."""
-import json, subprocess, sys
+import hashlib, json, subprocess, sys
 from pathlib import Path
 from tests.test_replay_tool import made_up_landscape
 
@@ -10,7 +10,7 @@ TOOL = Path(__file__).resolve().parents[1] / 'tools' / 'live_vs_landscape.py'
 def test_live_searches_are_matched_to_the_landscape(tmp_path):
     land = made_up_landscape(tmp_path / 'land')
     args = ('--pack', 'fp8_quant', '--landscape', land, '--evaluator', 'landscape', '--max-evaluations', 8,
-            '--arms', 'standard,filtered_acc0.6', '--out', tmp_path / 'live')
+            '--arms', 'standard,filtered_acc0.6', '--out', tmp_path / 'live', '--ship', tmp_path / 'shipped')
     r = subprocess.run([sys.executable, str(TOOL), *map(str, args)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     summary = json.loads((tmp_path / 'live' / 'summary.json').read_text())
@@ -21,6 +21,16 @@ def test_live_searches_are_matched_to_the_landscape(tmp_path):
     rows = [json.loads(l) for l in (tmp_path / 'live' / 'comparison.jsonl').read_text().splitlines()]
     assert len(rows) == 18 and all(r['variant_id'].startswith('fp8_quant/') and r['landscape_status'] == 'ok' for r in rows)
     assert (tmp_path / 'live' / 'standard' / 'events.jsonl').exists() and (tmp_path / 'live' / 'standard_replay' / 'summary.json').exists()
+    # --ship: the comparison, the live arms' configs and event logs, and a MANIFEST whose sha256s match every file
+    manifest = json.loads((tmp_path / 'shipped' / 'MANIFEST.json').read_text())
+    assert sorted(manifest['files']) == ['comparison.jsonl', 'filtered_acc0.6.events.jsonl', 'filtered_acc0.6.json', 'standard.events.jsonl',
+                                         'standard.json', 'summary.json']
+    for name, entry in manifest['files'].items():
+        data = (tmp_path / 'shipped' / name).read_bytes()
+        assert (entry['bytes'], entry['sha256']) == (len(data), hashlib.sha256(data).hexdigest()), name
+    assert manifest['files']['comparison.jsonl']['rows'] == 18 and manifest['arms'] == ['standard', 'filtered_acc0.6']
+    assert manifest['backend'] == ['landscape'] and manifest['pack'] == 'fp8_quant' and len(manifest['measured_on']) == 10
+    assert (tmp_path / 'shipped' / 'standard.events.jsonl').read_bytes() == (tmp_path / 'live' / 'standard' / 'events.jsonl').read_bytes()
 
 def retest_triton_as_failed(land: Path) -> set:
     "Retest every Triton variant of a made-up landscape once, as incorrect (a kernel near its tolerance): returns their ids."

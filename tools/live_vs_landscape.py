@@ -19,9 +19,17 @@ is now, e.g. once retests measured after the live searches have joined it (a var
 flaky). The runs themselves stay as they ran, with the landscape and cost model of their day.
 
     python tools/live_vs_landscape.py --pack trimul --landscape runs/h200/landscape_h200 --out runs/h200/live_trimul --compare-only
+
+`--ship DEST` then writes the finished comparison as package data (`gpu_forecasters/measured_data/live_h200_trimul`,
+read by `measured_bytes`): `comparison.jsonl`, `summary.json`, each live arm's config (`<arm>.json`) and event log
+(`<arm>.events.jsonl`, every evaluation with its device and CIs), and a MANIFEST (pack, landscape, the live
+evaluations' back-end and device, each file's rows, bytes and sha256) that the loaders check every file against.
+The replay twins are not shipped: their configs are, and a replay reruns in seconds.
 """
-import argparse, json, math, os, sys
+import argparse, json, math, os, shutil, sys
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ship_evalset import file_entry  # rows, bytes and sha256 of a shipped file
 
 def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
     "(rows, summary) of one live run against the landscape."
@@ -63,6 +71,35 @@ def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
                "same_best": bool(best_live and best_land and best_live["variant_id"] == best_land["variant_id"])}
     return rows, summary
 
+def ship(out: Path, # a finished --out folder (summary.json, comparison.jsonl, the runs)
+         dest: Path, # the folder to write, e.g. gpu_forecasters/measured_data/live_h200_trimul
+         pack: str, landscape: str) -> dict:
+    "Write the live runs' comparison as package data at `dest` (a fresh folder renamed into place); returns its MANIFEST."
+    from gpu_forecasters.search.events import read_events
+    summary = json.loads((out / "summary.json").read_text())
+    arms = [s["arm"] for s in summary]
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
+    for name in ("comparison.jsonl", "summary.json"): shutil.copyfile(out / name, tmp / name)
+    evaluations = []
+    for arm in arms:
+        shutil.copyfile(out / f"{arm}.json", tmp / f"{arm}.json")
+        shutil.copyfile(out / arm / "events.jsonl", tmp / f"{arm}.events.jsonl")
+        evaluations += [e.evaluation for e in read_events(out / arm / "events.jsonl") if e.kind in ("seed_evaluation_completed", "evaluation_completed")]
+    first = evaluations[0] if evaluations else {}
+    manifest = {"kind": "live_searches", "pack": pack, "landscape": landscape, "arms": arms,
+                "backend": sorted({str(e.get("backend")) for e in evaluations}), "device": first.get("device"),
+                "measured_on": str(json.loads((out / arms[0] / "events.jsonl").read_text().splitlines()[0]).get("at", ""))[:10] or None,
+                "tool": "tools/live_vs_landscape.py --ship",
+                "files": {f.name: file_entry(f) for f in sorted(tmp.iterdir())}}
+    (tmp / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    old = dest.with_name(dest.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if dest.exists(): os.replace(dest, old)
+    os.replace(tmp, dest)
+    shutil.rmtree(old, ignore_errors=True)
+    return manifest
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pack", required=True)
@@ -73,6 +110,7 @@ def main(argv=None) -> int:
     ap.add_argument("--arms", default="standard,filtered_cost_model_online")
     ap.add_argument("--out", required=True)
     ap.add_argument("--compare-only", action="store_true", help="run no search: match the finished runs in --out to the landscape as it is now")
+    ap.add_argument("--ship", default=None, metavar="DEST", help="then write the comparison, the live runs' configs and event logs and a MANIFEST to DEST (package data)")
     args = ap.parse_args(argv)
     from gpu_forecasters.search.driver import search_command, simulation_config
     from gpu_forecasters.search.landscape import load_landscape
@@ -100,6 +138,9 @@ def main(argv=None) -> int:
         print(f"live {arm}: {json.dumps(s)}", flush=True)
     for name, text in (("comparison.jsonl", "".join(json.dumps(r) + "\n" for r in rows)), ("summary.json", json.dumps(summaries, indent=1) + "\n")):
         tmp = out / f"{name}.tmp"; tmp.write_text(text); os.replace(tmp, out / name)  # a rerun never leaves half a file
+    if args.ship:
+        m = ship(out, Path(args.ship), args.pack, args.landscape)
+        print(f"live: shipped {len(m['files'])} files to {args.ship}", flush=True)
     return 0
 
 if __name__ == "__main__":
