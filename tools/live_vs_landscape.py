@@ -29,7 +29,7 @@ The replay twins are not shipped: their configs are, and a replay reruns in seco
 import argparse, json, math, os, shutil, sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ship_evalset import file_entry  # rows, bytes and sha256 of a shipped file
+from ship_evalset import file_entry, fresh_folder, swap_in  # a shipped file's rows, bytes and sha256; the folder written in place
 
 def compare_run(run_dir: Path, landscape, pack: str) -> tuple:
     "(rows, summary) of one live run against the landscape."
@@ -78,27 +78,20 @@ def ship(out: Path, # a finished --out folder (summary.json, comparison.jsonl, t
     from gpu_forecasters.search.events import read_events
     summary = json.loads((out / "summary.json").read_text())
     arms = [s["arm"] for s in summary]
-    tmp = dest.with_name(dest.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
+    tmp = fresh_folder(dest)
     for name in ("comparison.jsonl", "summary.json"): shutil.copyfile(out / name, tmp / name)
-    evaluations = []
+    evaluations, started = [], []
     for arm in arms:
         shutil.copyfile(out / f"{arm}.json", tmp / f"{arm}.json")
         shutil.copyfile(out / arm / "events.jsonl", tmp / f"{arm}.events.jsonl")
-        evaluations += [e.evaluation for e in read_events(out / arm / "events.jsonl") if e.kind in ("seed_evaluation_completed", "evaluation_completed")]
+        events = read_events(out / arm / "events.jsonl")
+        started.append(events[0].at)
+        evaluations += [e.evaluation for e in events if e.kind in ("seed_evaluation_completed", "evaluation_completed")]
     first = evaluations[0] if evaluations else {}
-    manifest = {"kind": "live_searches", "pack": pack, "landscape": landscape, "arms": arms,
-                "backend": sorted({str(e.get("backend")) for e in evaluations}), "device": first.get("device"),
-                "measured_on": str(json.loads((out / arms[0] / "events.jsonl").read_text().splitlines()[0]).get("at", ""))[:10] or None,
-                "tool": "tools/live_vs_landscape.py --ship",
-                "files": {f.name: file_entry(f) for f in sorted(tmp.iterdir())}}
-    (tmp / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
-    old = dest.with_name(dest.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if dest.exists(): os.replace(dest, old)
-    os.replace(tmp, dest)
-    shutil.rmtree(old, ignore_errors=True)
-    return manifest
+    return swap_in(tmp, dest, {"kind": "live_searches", "pack": pack, "landscape": landscape, "arms": arms,
+                               "backend": sorted({str(e.get("backend")) for e in evaluations}), "device": first.get("device"),
+                               "measured_on": min(started)[:10] if started else None, "tool": "tools/live_vs_landscape.py --ship",
+                               "files": {f.name: file_entry(f) for f in sorted(tmp.iterdir())}})
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

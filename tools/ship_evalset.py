@@ -35,6 +35,25 @@ def file_entry(p: Path) -> dict:
     return {**({"rows": rows} if rows is not None else {}), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
+def fresh_folder(dest: Path) -> Path:
+    "An empty scratch folder next to `dest`, to fill and then `swap_in`."
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    return tmp
+
+
+def swap_in(tmp: Path, dest: Path, manifest: dict) -> dict:
+    "Write `manifest` as tmp/MANIFEST.json, then put `tmp` in the place of `dest` (a failure before leaves `dest` as it was)."
+    (tmp / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    old = dest.with_name(dest.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if dest.exists(): os.replace(dest, old)
+    os.replace(tmp, dest)
+    shutil.rmtree(old, ignore_errors=True)
+    return manifest
+
+
 def pointed_at(config, name: str, folder: Path):
     "The score config with every mention of the shipped set `name` pointed at the built folder."
     from gpu_forecasters.scoring import EVAL_SET_ROWS
@@ -91,9 +110,7 @@ def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json
     print(f"ship_evalset: scoring {len(config.surrogates)} baseline(s) on {len(rows)} rows", file=log)
     summary = asyncio.run(score(config, evalset / "score", progress=False))
     if not summary["complete"]: raise SystemExit(f"ship_evalset: the scoring run under {evalset / 'score'} is incomplete; rerun to resume")
-    tmp = dest.with_name(dest.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    tmp = fresh_folder(dest)
     shutil.copyfile(evalset / "eval_set.jsonl", tmp / "eval_set.jsonl")
     shutil.copyfile(evalset / "score" / "predictions.jsonl", tmp / "predictions.jsonl")
     shutil.copyfile(evalset / "manifest.json", tmp / "build_manifest.json")
@@ -108,12 +125,7 @@ def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json
                 "near_edge_unverified": len(build.get("near_edge_unverified") or []),
                 **({"label_noise": summarise(noise)} if noise is not None else {}),
                 "files": {f: file_entry(tmp / f) for f in ("eval_set.jsonl", "predictions.jsonl", "build_manifest.json", "pair_noise.jsonl") if (tmp / f).exists()}}
-    (tmp / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
-    old = dest.with_name(dest.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if dest.exists(): os.replace(dest, old)
-    os.replace(tmp, dest)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_in(tmp, dest, manifest)
     print(f"ship_evalset: wrote {dest} ({len(rows)} rows, {manifest['files']['predictions.jsonl']['rows']} predictions)", file=log)
     return manifest
 
