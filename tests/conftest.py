@@ -106,7 +106,7 @@ DURATIONS = {
     "tests/test_data_inputs_cli.py::test_missing_config_names_each_place_once": 6,
     "tests/test_notebooks.py::test_notebook[analysis/fig1_calibration.ipynb]": 6,
     "tests/test_notebooks.py::test_notebook[analysis/tab1_headline.ipynb]": 6,
-    "tests/test_ship_evalset.py::test_ship_with_pair_noise_carries_the_rows_and_their_summary": 5,
+    "tests/test_ship_evalset.py::test_ship_with_pair_noise_carries_the_rows_and_their_summary": 10,
     "tests/test_score_cli.py::test_bad_configs_exit_2_before_any_call[change4-unknown device 'NVIDIA T4']": 5,
     "tests/test_cli.py::test_measured_h200_eval_set_renders_offline_with_its_baseline_predictions": 5,
     "tests/test_search_cli.py::test_both_modes_run_and_a_finished_run_is_only_rewritten": 5,

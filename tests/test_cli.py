@@ -172,6 +172,7 @@ def test_h200_landscape_eval_set_renders_offline_with_its_baseline_predictions(t
     assert len(ev) == manifest['files']['eval_set.jsonl']['rows'] >= 400 and set(ev.true_bin) == set(range(9))
     assert set(ev.hardware) == {'NVIDIA H200'} and set(preds.comparison_id) == set(ev.comparison_id)
     assert manifest['near_edge_unverified'] == 4  # the pairs the H200 did not come back for, flagged
+    assert manifest['label_noise']['pairs'] == manifest['files']['pair_noise.jsonl']['rows'] == 30  # the label noise measured on it ships
     with open(tmp_path / 'out' / 'tables' / 'tab1_headline.csv') as f: tab = list(csv.DictReader(f))
     labels = ['climatology', 'cost_model_lopo', 'cost_model_seen', 'oracle_noise_0.5', 'uniform']
     assert [(r['surrogate'], int(r['n_comparisons'])) for r in tab] == [(s, len(ev)) for s in labels]

@@ -30,6 +30,7 @@ def test_pairs_measured_head_to_head_summary_and_resume(tmp_path):
     summary = json.loads((tmp_path / 'noise' / 'summary.json').read_text(), parse_constant=no_constants)  # strict JSON: no NaN
     assert (summary['pairs'], summary['measured'], summary['by_status']) == (2, 0, {'ok': 2})
     assert (summary['flip_fraction'], summary['flip_fraction_ci95']) == (None, [None, None])
+    assert (summary['failed_now'], summary['outcome_changed'], summary['outcome_change_ci95']) == (0, 0, [None, None])
     r = subprocess.run(list(map(str, args)), cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and '2 measured before, 0 to do' in r.stderr, r.stderr[-2000:]
     assert len((tmp_path / 'noise' / 'pair_noise.jsonl').read_text().splitlines()) == 2

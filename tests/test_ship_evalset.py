@@ -102,15 +102,22 @@ def test_ship_with_pair_noise_carries_the_rows_and_their_summary(tmp_path):
                      'flipped': None if s is None else bin_of(s) != bin_of(r.aggregated_speedup), 'status': 'ok' if s else 'candidate_failed'})
     (noise / 'pair_noise.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows))
     dest = tmp_path / 'measured' / 'noisy'
+    first = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--note', 'built for the test', cwd=tmp_path)
+    assert first.returncode == 0 and 'label_noise' not in json.loads((dest / 'MANIFEST.json').read_text()), first.stderr[-3000:]
+    # shipped again with the noise and no --note: the rows and their summary join, the note stays
     r = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--pair-noise', noise, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     manifest = json.loads((dest / 'MANIFEST.json').read_text())
+    assert manifest['note'] == 'built for the test'
     data = (dest / 'pair_noise.jsonl').read_bytes()
     assert manifest['files']['pair_noise.jsonl'] == {'rows': 4, 'bytes': len(data), 'sha256': hashlib.sha256(data).hexdigest()}
     assert [json.loads(l) for l in data.decode().splitlines()] == rows
     ln = manifest['label_noise']
     assert (ln['pairs'], ln['measured'], ln['flipped']) == (4, 3, 1) and abs(ln['flip_fraction'] - 1 / 3) < 1e-12
     assert 0 < ln['flip_fraction_ci95'][0] < 1 / 3 < ln['flip_fraction_ci95'][1] < 1 and ln['by_status'] == {'candidate_failed': 1, 'ok': 3}
+    # the failed re-measurement is a changed outcome (its label was a speedup), counted apart from the bin flips
+    assert (ln['failed_now'], ln['failed_now_by_pack'], ln['outcome_changed']) == (1, {rows[3]['pack']: 1}, 2) and ln['outcome_change_fraction'] == 0.5
+    assert ln['outcome_change_ci95'][0] < 0.5 < ln['outcome_change_ci95'][1]
     # a row measured on another build: refused in one line, the shipped folder left as it was
     (noise / 'pair_noise.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in rows + [{**rows[0], 'comparison_id': 'elsewhere'}]))
     bad = _run('--evalset', tmp_path / 'built', '--score-config', tmp_path / 'score.json', '--dest', dest, '--pair-noise', noise, cwd=tmp_path)

@@ -10,7 +10,9 @@ eval set's label (its `aggregated_speedup`: for landscape pairs the ratio of two
 or a head-to-head re-measurement when it lay near a bin edge). Every measurement is appended to `<out>/pair_noise.jsonl`
 as it finishes (fsynced); a rerun skips pairs with a result and measures infrastructure failures again. `--budget-s`
 stops starting new measurements after that many seconds. `<out>/summary.json`: pairs measured, bins flipped, the
-fraction with a 95% Wilson interval, and the median |log2(new / label)|.
+fraction with a 95% Wilson interval, and the median |log2(new / label)|; and the pairs where a side failed its
+correctness checks this time (per pack), with the fraction of outcomes changed (a flip or such a failure) among the
+pairs that were judged (infrastructure failures are not).
 """
 import argparse, hashlib, json, math, os, sys, time
 from pathlib import Path
@@ -31,14 +33,23 @@ def sample(df, n: int, seed: int) -> list:
     rows.sort(key=lambda r: hashlib.sha256(f"{seed}:{r['comparison_id']}".encode()).hexdigest())
     return rows[:n]
 
+FAILED = ("candidate_failed", "anchor_failed")  # a side failed its correctness checks: the pair has no speedup to label
+
 def summarise(rows: list) -> dict:
-    "Flips among the pairs measured with a speedup."
+    """Flips among the pairs measured with a speedup, and outcome changes: a flip, or a side that failed its checks this
+    time. Every sampled label is a speedup (failure rows are not sampled), so a failure now is a changed outcome; it is
+    counted apart from the bin flips because a 9-outcome label would move to the failure outcome, not to another bin."""
     done = [r for r in rows if r["remeasured_speedup"] is not None]
+    failed = [r for r in rows if r["status"] in FAILED]
     flips = sum(r["flipped"] for r in done)
-    lo, hi = wilson(flips, len(done)) if done else (None, None)  # strict JSON: no NaN when nothing was measured
+    changed, judged = flips + len(failed), len(done) + len(failed)
+    interval = lambda k, n: list(wilson(k, n)) if n else [None, None]  # strict JSON: no NaN when nothing was measured
     errs = sorted(abs(math.log2(r["remeasured_speedup"] / r["label_speedup"])) for r in done)
     return {"pairs": len(rows), "measured": len(done), "flipped": flips, "flip_fraction": flips / len(done) if done else None,
-            "flip_fraction_ci95": [lo, hi], "median_abs_log2_change": errs[len(errs) // 2] if errs else None,
+            "flip_fraction_ci95": interval(flips, len(done)), "median_abs_log2_change": errs[len(errs) // 2] if errs else None,
+            "failed_now": len(failed), "failed_now_by_pack": {p: sum(r["pack"] == p for r in failed) for p in sorted({r["pack"] for r in failed})},
+            "outcome_changed": changed, "outcome_change_fraction": changed / judged if judged else None,
+            "outcome_change_ci95": interval(changed, judged),
             "by_status": {s: sum(r["status"] == s for r in rows) for s in sorted({r["status"] for r in rows})}}
 
 def main(argv=None) -> int:

@@ -91,7 +91,7 @@ def noise_rows(folder: Path, # a measure_pair_noise.py output folder
 def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json)
          score_config: str, # a score config (path or shipped name) whose baselines forecast the rows
          dest: Path, # the folder to write (gpu_forecasters/measured_data/<name>)
-         note: str = "", # one line for the manifest
+         note: str | None = None, # one line for the manifest; None keeps the note of the folder being replaced
          pair_noise: Path | None = None, # a measure_pair_noise.py output folder (pair_noise.jsonl) measured on this set
          log=sys.stderr) -> dict:
     "Score the baselines on a built eval set and write the shipped folder; returns its MANIFEST."
@@ -110,6 +110,9 @@ def ship(evalset: Path, # a builder output folder (eval_set.jsonl, manifest.json
     print(f"ship_evalset: scoring {len(config.surrogates)} baseline(s) on {len(rows)} rows", file=log)
     summary = asyncio.run(score(config, evalset / "score", progress=False))
     if not summary["complete"]: raise SystemExit(f"ship_evalset: the scoring run under {evalset / 'score'} is incomplete; rerun to resume")
+    if note is None:  # shipping again (say, to add the label noise) keeps what the last ship said about the set
+        old = dest / "MANIFEST.json"
+        note = json.loads(old.read_text()).get("note", "") if old.is_file() else ""
     tmp = fresh_folder(dest)
     shutil.copyfile(evalset / "eval_set.jsonl", tmp / "eval_set.jsonl")
     shutil.copyfile(evalset / "score" / "predictions.jsonl", tmp / "predictions.jsonl")
@@ -135,7 +138,7 @@ def main(argv=None) -> int:
     ap.add_argument("--evalset", required=True, type=Path, help="a build-evalset output folder")
     ap.add_argument("--score-config", required=True, help="the baselines to score it with (a score config, path or shipped name)")
     ap.add_argument("--dest", type=Path, default=None, help="the folder to write (default: gpu_forecasters/measured_data/<the set's name>)")
-    ap.add_argument("--note", default="", help="one line for the manifest")
+    ap.add_argument("--note", default=None, help="one line for the manifest (default: the note of the folder being replaced)")
     ap.add_argument("--pair-noise", type=Path, default=None, help="a measure_pair_noise.py output folder measured on this set: shipped as pair_noise.jsonl")
     args = ap.parse_args(argv)
     build = args.evalset / "manifest.json"

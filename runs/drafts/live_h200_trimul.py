@@ -3,7 +3,7 @@
 #   python tools/live_vs_landscape.py --pack trimul --landscape h200 --out runs/h200/live_trimul --compare-only \
 #       --ship gpu_forecasters/measured_data/live_h200_trimul
 # then this section goes into nbs/analysis/landscape_search.ipynb before "## Best kernel against paid evaluations"
-# (it needs `import json` and `from gpu_forecasters.data import measured_bytes`, both there), the FILL replaced by the
+# (it needs `import json`, `measured_bytes` and `measured_manifest`, all imported there), the FILL replaced by the
 # reading, the asserts set to what was seen; and a line in the README's landscape paragraph and the issue note.
 # Checked on a plumbing run (--evaluator landscape, shipped to a scratch folder) on 2026-12-06.
 
@@ -20,7 +20,6 @@
 # landscape's best among the same variants and the replay twin's best; the flaky bf16-projection variants.
 
 # %%
-from gpu_forecasters.data import measured_manifest
 live_manifest = measured_manifest("live_h200_trimul")
 live = pd.DataFrame([json.loads(l) for l in measured_bytes("live_h200_trimul", "comparison.jsonl").decode().splitlines() if l.strip()])
 live_summary = pd.DataFrame(json.loads(measured_bytes("live_h200_trimul", "summary.json"))).set_index("arm")
