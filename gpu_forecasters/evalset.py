@@ -462,7 +462,7 @@ def harvest(tables, # {tag: table}, or a list of tables (tag from `attrs['tag']`
     if not parts: return pd.DataFrame(columns=list(HARVEST_COLUMNS))
     return pd.concat(parts, ignore_index=True)
 
-# %% ../nbs/40_evalset.ipynb #e86e5689
+# %% ../nbs/40_evalset.ipynb #7408bc66
 def _resolve_log_path(path: str, base_dir) -> Path:
     "`path` as given when it exists (or is absolute), else under `base_dir` when it exists there."
     p = Path(path)
@@ -482,9 +482,12 @@ def landscape_pairs(spec: "LandscapePairs", # the pack's `landscape` setting
     from gpu_forecasters.search.variants import get_space
     land = load_landscape(spec.name if spec.name in LANDSCAPES else _resolve_log_path(spec.name, base_dir))
     rows = land.of_pack(pack)
-    ok = [r for r in rows if r["status"] == "ok" and r["speedup"]]
+    # a variant is correct only when none of its runs failed: one that passed once and failed a retest fails its checks
+    # on some inputs, so a label of it as timed would not hold when measured again; it is failing, as its failed run says
+    failed_run = {r["variant_id"]: next((x for x in land.runs(r["variant_id"]) if x["status"] in FAILURE_OUTCOMES), None) for r in rows}
+    ok = [r for r in rows if r["status"] == "ok" and r["speedup"] and failed_run[r["variant_id"]] is None]
     if len(ok) < 2: raise ValueError(f"landscape {land.name}: pack {pack} has {len(ok)} correct variant(s); pairs need at least 2")
-    cands = ok + ([r for r in rows if r["status"] in FAILURE_OUTCOMES] if failures else [])
+    cands = ok + ([f for r in rows if (f := failed_run[r["variant_id"]]) is not None] if failures else [])
     every = [(i, j) for i in range(len(ok)) for j in range(len(cands)) if ok[i] is not cands[j]]
     picked = random.Random(f"{seed}|landscape_pairs|{pack}").sample(every, min(spec.pairs, len(every)))
     space = get_space(pack)
