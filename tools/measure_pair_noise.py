@@ -15,6 +15,7 @@ correctness checks this time (per pack), with the fraction of outcomes changed (
 pairs that were judged (infrastructure failures are not).
 """
 import argparse, hashlib, json, math, os, sys, time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,7 +48,7 @@ def summarise(rows: list) -> dict:
     errs = sorted(abs(math.log2(r["remeasured_speedup"] / r["label_speedup"])) for r in done)
     return {"pairs": len(rows), "measured": len(done), "flipped": flips, "flip_fraction": flips / len(done) if done else None,
             "flip_fraction_ci95": interval(flips, len(done)), "median_abs_log2_change": errs[len(errs) // 2] if errs else None,
-            "failed_now": len(failed), "failed_now_by_pack": {p: sum(r["pack"] == p for r in failed) for p in sorted({r["pack"] for r in failed})},
+            "failed_now": len(failed), "failed_now_by_pack": dict(sorted(Counter(r["pack"] for r in failed).items())),
             "outcome_changed": changed, "outcome_change_fraction": changed / judged if judged else None,
             "outcome_change_ci95": interval(changed, judged),
             "by_status": {s: sum(r["status"] == s for r in rows) for s in sorted({r["status"] for r in rows})}}
