@@ -25,7 +25,7 @@ def _cuda_available() -> bool:
 # Every test that takes 3 s or more, with its seconds on a 2-core machine under `-n 2` (the sum of setup, call and
 # teardown from `python -m pytest -n 2 tests --durations=0`, 2026-12-06, on an otherwise idle machine: the suite took
 # 1283 s then, the listed tests 2074 s of it summed over both workers; a test under 2.5 s is left out, one of 2.5 s to
-# 3 s is listed as 3). Two uses:
+# 3 s is listed as 3; handed out one at a time (`pytest_configure` below), the suite took 1116 s). Two uses:
 # - they are started longest first: pytest-xdist hands tests out in collection order, so a long test collected last
 #   keeps one worker busy while the other has nothing left to do;
 # - a test of SLOW_S seconds or more is marked `slow`, so `python -m pytest -n 2 -m "not slow" tests` is a quick
@@ -177,6 +177,15 @@ DURATIONS = {
     "tests/test_ship_evalset.py::test_ship_refuses_bad_inputs_in_one_line": 3,
     "tests/test_exploits.py::test_returns_input_hardened[cpu]": 3,
 }
+
+
+def pytest_configure(config):
+    """Hand tests to the xdist workers one at a time. Its default `load` scheduling first gives each worker a block of
+    consecutive tests (a quarter of its share, 37 tests here): with the longest first, one worker got the 37 longest
+    (about 1,400 s of the suite's 2,560) before the other had any of them, and the run took as long as that block.
+    One at a time, longest first, whichever worker is free takes the next: the two finish within a test of each other.
+    An explicit `--maxschedchunk` wins."""
+    if getattr(config.option, 'maxschedchunk', 0) is None: config.option.maxschedchunk = 1
 
 
 def pytest_collection_modifyitems(config, items):

@@ -67,14 +67,14 @@ class CheckpointRef:
     state_uri: str  # tinker://... or file://...
     sampler_uri: str  # tinker://... or file://...
 
-# %% ../../nbs/31_backends.ipynb #8933cf3b
+# %% ../../nbs/31_backends.ipynb #98d3698e
 @runtime_checkable
 class TrainingBackend(Protocol):
     "What the GRPO loop trains through."
     tokenizer: object
     def sample(self, prompts: list[list[int]], n: int, temperature: float, max_tokens: int, stop: list[int],
                seeds: list[int] | None = None) -> list[list[Sample]]: ...
-    def forward_backward(self, batch: list[Datum]) -> FBResult: ...
+    def forward_backward(self, batch: list[Datum], read_from: list[int] | None = None) -> FBResult: ...
     def optim_step(self, adam: AdamConfig) -> dict[str, float]: ...
     def save(self, name: str, ttl_s: int | None) -> CheckpointRef: ...
     def sampler(self, uri: str | None) -> None: ...
@@ -305,7 +305,7 @@ def _local_sample(self: LocalBackend,
 
 LocalBackend.sample = _local_sample
 
-# %% ../../nbs/31_backends.ipynb #45021e37
+# %% ../../nbs/31_backends.ipynb #311b2442
 def _padded(torch, rows, pad, dtype, device):
     width = max(len(r) for r in rows)
     return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], dtype=dtype, device=device)
@@ -327,8 +327,9 @@ def _head_logprobs(head, hidden, targets):
     import torch
     return torch.log_softmax(head(hidden).float(), dim=-1).gather(2, targets[..., None]).squeeze(-1)
 
-def _learner_logprobs(self: LocalBackend, data):
-    "(log-probs (B, L) float32, mask (B, L)) of the target tokens of `data`, with gradients where an advantage is non-zero."
+def _learner_logprobs(self: LocalBackend, data, start: int = 0):
+    """(log-probs (B, L) float32, mask (B, L)) of the target tokens of `data`, with gradients where an advantage is
+    non-zero. The chunked head runs from position `start` on; the log-probs before it are NaN."""
     torch = self.torch
     ids = _padded(torch, [d.model_input for d in data], 0, torch.long, self.device)
     targets = _padded(torch, [d.target_tokens for d in data], 0, torch.long, self.device)
@@ -341,8 +342,8 @@ def _learner_logprobs(self: LocalBackend, data):
     head = base.get_output_embeddings()
     active = _padded(torch, [[a != 0 for a in d.advantages] for d in data], False, torch.bool, self.device)
     chunk = max(1, HEAD_CHUNK_BYTES // (4 * ids.shape[0] * head.weight.shape[0]))
-    parts = []
-    for a in range(0, ids.shape[1], chunk):
+    parts = [torch.full((ids.shape[0], start), float("nan"), device=self.device)]
+    for a in range(start, ids.shape[1], chunk):
         h, t = hidden[:, a:a + chunk], targets[:, a:a + chunk]
         if torch.is_grad_enabled() and bool(active[:, a:a + chunk].any()):
             parts.append(torch.utils.checkpoint.checkpoint(_head_logprobs, head, h, t, use_reentrant=False))
@@ -350,16 +351,25 @@ def _learner_logprobs(self: LocalBackend, data):
             with torch.no_grad(): parts.append(_head_logprobs(head, h, t))
     return torch.cat(parts, dim=1), mask
 
+def _first_needed(d: Datum, read_from: int | None) -> int:
+    "The first position of `d` the loss or the caller needs: `read_from` (None: 0), or an earlier one with an advantage."
+    if read_from is None: return 0
+    return max(0, min(int(read_from), next((i for i, a in enumerate(d.advantages) if a != 0), len(d))))
+
 def _local_forward_backward(self: LocalBackend,
                             batch: list[Datum], # the step's data
+                            read_from: list[int] | None = None, # per datum, the first position whose log-prob the caller reads; None = all
                            ) -> FBResult:
     "Loss −Σ exp(lp − q)·A over all tokens of the batch; gradients accumulate in the LoRA parameters."
-    torch, learner, total, n_tokens = self.torch, [], 0.0, 0
+    if read_from is not None and len(read_from) != len(batch): raise ValueError(f"{len(read_from)} read_from for {len(batch)} data")
+    torch, learner, total, n_tokens, k = self.torch, [], 0.0, 0, 0
     for data in _microbatches(batch, self.max_tokens_per_microbatch):
-        lp, mask = _learner_logprobs(self, data)
+        start = min(_first_needed(d, None if read_from is None else read_from[k + i]) for i, d in enumerate(data))
+        k += len(data)
+        lp, mask = _learner_logprobs(self, data, start)
         q = _padded(torch, [d.sampler_logprobs for d in data], 0.0, torch.float32, self.device)
         adv = _padded(torch, [d.advantages for d in data], 0.0, torch.float32, self.device)
-        loss = -(torch.exp(lp - q) * adv * mask).sum()
+        loss = -(torch.exp(lp[:, start:] - q[:, start:]) * adv[:, start:] * mask[:, start:]).sum()  # no advantage before `start`
         if loss.requires_grad: loss.backward()  # a micro-batch with no advantage has no graph (chunked head): no gradient
         total += float(loss.detach()); n_tokens += int(mask.sum())
         learner += [lp[i, :len(d)].detach().cpu().numpy().astype(np.float32) for i, d in enumerate(data)]
@@ -529,7 +539,7 @@ class TinkerBackend:
             else: self._tokenizer = self._run(self._training_client()).get_tokenizer()
         return self._tokenizer
 
-# %% ../../nbs/31_backends.ipynb #6f116598
+# %% ../../nbs/31_backends.ipynb #ad4c39b6
 def _stop_reason(value) -> str:
     value = getattr(value, "value", value)
     return "length" if str(value).lower() in ("length", "max_tokens", "stopreason.length") else "stop"
@@ -574,8 +584,8 @@ async def _tinker_fb_async(self: TinkerBackend, batch):
     metrics = {k: float(v) for k, v in (getattr(out, "metrics", None) or {}).items()}
     return FBResult(learner, metrics.get("loss:sum", float("nan")), metrics)
 
-def _tinker_forward_backward(self: TinkerBackend, batch: list[Datum]) -> FBResult:
-    "The server-side importance-sampling loss and gradient of the batch."
+def _tinker_forward_backward(self: TinkerBackend, batch: list[Datum], read_from: list[int] | None = None) -> FBResult:
+    "The server-side importance-sampling loss and gradient of the batch (Tinker returns every position's log-prob: `read_from` is not needed)."
     return self._run(_tinker_fb_async(self, batch))
 
 async def _tinker_optim_async(self: TinkerBackend, adam: AdamConfig):

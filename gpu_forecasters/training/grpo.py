@@ -337,7 +337,7 @@ def step_metrics(rows: list, # the step's rows (dicts with row_id and pack)
         trained_action_tokens=sum(len(s.tokens) for s in kept_samples),
     )
 
-# %% ../../nbs/32_grpo.ipynb #a7c5b640
+# %% ../../nbs/32_grpo.ipynb #5e36fb37
 def sample_seed(seed: int, # the run's seed
                 step: int, # 1-based step
                 j: int, # row position within the step
@@ -395,7 +395,7 @@ def grpo_step(backend, # a training back-end (`training.backends`)
     update = dict(loss=None, lr=cfg.learning_rate, skipped_update=not data, kl_sample_train=None)
     t1 = time.monotonic()
     if data:
-        fb = backend.forward_backward(data)
+        fb = backend.forward_backward(data, read_from=where)  # the prompt's log-probs are never read
         kl = [q - lp for d, start, lps, own in zip(data, where, fb.learner_logprobs, sampled) if own
               for q, lp in zip(d.sampler_logprobs[start:], list(map(float, lps))[start:])]
         update.update(loss=float(fb.loss), kl_sample_train=_mean(kl))
