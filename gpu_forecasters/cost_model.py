@@ -199,13 +199,15 @@ def _out_of_fold(X: pd.DataFrame, y: np.ndarray, groups: np.ndarray, seed: int) 
         oof[test] = _regressor(seed).fit(X.iloc[train][seen], y[train]).predict(X.iloc[test][seen])
     return oof
 
-# %% ../nbs/28_cost_model.ipynb #fb7687a5
+# %% ../nbs/28_cost_model.ipynb #fc8d7971
 def pair_truth(rows: list) -> tuple:
     "(anchor index, candidate index, true bin) of every ordered pair of distinct correct rows."
-    ok = [i for i, r in enumerate(rows) if r["status"] == "ok"]
-    a, c = map(np.array, zip(*[(i, j) for i in ok for j in ok if i != j])) if len(ok) > 1 else (np.zeros(0, int),) * 2
-    s = np.array([r["speedup"] for r in rows], dtype=object)
-    return a, c, bins_of((s[c] / s[a]).astype(float)) if len(a) else np.zeros(0, int)
+    ok = np.array([i for i, r in enumerate(rows) if r["status"] == "ok"], dtype=int)
+    a, c = np.repeat(ok, len(ok)), np.tile(ok, len(ok))  # anchor-major, in the rows' order
+    distinct = a != c
+    a, c, s = a[distinct], c[distinct], np.ones(len(rows))
+    s[ok] = [rows[i]["speedup"] for i in ok]  # a failed row may have no speedup; it is in no pair
+    return a, c, bins_of(s[c] / s[a]) if len(a) else np.zeros(0, int)
 
 def cross_validate(rows: list, # landscape rows
                    split: str = "pack", # "pack": each pack held out whole; "variant": k folds of each pack's variants
