@@ -17,7 +17,7 @@ import numpy as np
 from ..surrogates import (HarmonyTokenizer, SurrogateSetupError, check_adapter_base, is_random_model,
                                         load_causal_lm, write_base_fingerprint)
 
-# %% ../../nbs/31_backends.ipynb #1cc106fb
+# %% ../../nbs/31_backends.ipynb #c5cd9d54
 @dataclass(frozen=True)
 class Sample:
     "One sampled completion: its tokens (with the stop token when it stopped on one) and the sampler's log-probs."
@@ -47,7 +47,7 @@ class Datum:
 @dataclass
 class FBResult:
     "What `forward_backward` returns: the learner's log-probs per datum (length L each), the loss and metrics."
-    learner_logprobs: list  # one float array of length L per datum
+    learner_logprobs: list  # one float array of length L per datum (NaN before its `read_from`, where a back-end may skip them)
     loss: float  # the summed loss of the batch
     metrics: dict = field(default_factory=dict)  # back-end specific numbers
 
