@@ -305,7 +305,7 @@ def _local_sample(self: LocalBackend,
 
 LocalBackend.sample = _local_sample
 
-# %% ../../nbs/31_backends.ipynb #311b2442
+# %% ../../nbs/31_backends.ipynb #e7cb657b
 def _padded(torch, rows, pad, dtype, device):
     width = max(len(r) for r in rows)
     return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], dtype=dtype, device=device)
@@ -362,10 +362,10 @@ def _local_forward_backward(self: LocalBackend,
                            ) -> FBResult:
     "Loss −Σ exp(lp − q)·A over all tokens of the batch; gradients accumulate in the LoRA parameters."
     if read_from is not None and len(read_from) != len(batch): raise ValueError(f"{len(read_from)} read_from for {len(batch)} data")
+    needed = [_first_needed(d, r) for d, r in zip(batch, read_from or [None] * len(batch))]
     torch, learner, total, n_tokens, k = self.torch, [], 0.0, 0, 0
     for data in _microbatches(batch, self.max_tokens_per_microbatch):
-        start = min(_first_needed(d, None if read_from is None else read_from[k + i]) for i, d in enumerate(data))
-        k += len(data)
+        start, k = min(needed[k:k + len(data)]), k + len(data)  # the micro-batches are consecutive runs of `batch`
         lp, mask = _learner_logprobs(self, data, start)
         q = _padded(torch, [d.sampler_logprobs for d in data], 0.0, torch.float32, self.device)
         adv = _padded(torch, [d.advantages for d in data], 0.0, torch.float32, self.device)
