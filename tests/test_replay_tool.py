@@ -57,7 +57,7 @@ def test_measured_only_walks_the_measured_part_and_says_so(tmp_path):
     "A landscape measured in part: --measured-only searches its measured variants, and the manifest records that and the coverage."
     partial, out = made_up_landscape(tmp_path / 'partial', keep=100), tmp_path / 'p'
     r = run_tool('--landscape', partial, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 8, '--no-cost-model', '--rules', 'paper',
-                 '--accuracies', '0.6', '--max-steps', 20, '--measured-only', '--out', out, cwd=tmp_path)
+                 '--accuracies', '0.6', '--max-steps', 20, '--measured-only', '--out', out, '--jobs', 1, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     assert 'replay fp8_quant: searching the 100 measured of its 171 variants' in r.stdout, r.stdout[-2000:]
     manifest = json.loads((out / 'MANIFEST.json').read_text())
@@ -78,7 +78,7 @@ def test_a_changed_arm_replaces_its_old_runs_in_the_file(tmp_path):
     from gpu_forecasters.search.replay import load_replay
     land, out = made_up_landscape(tmp_path / 'land'), tmp_path / 'replay'
     args = ('--landscape', land, '--packs', 'fp8_quant', '--seeds', 2, '--max-evaluations', 6, '--no-cost-model', '--rules', 'paper',
-            '--accuracies', '0.6', '--max-steps', 20, '--out', out)
+            '--accuracies', '0.6', '--max-steps', 20, '--out', out, '--jobs', 1)  # in-process: the first test covers --jobs 2
     assert run_tool(*args, cwd=tmp_path).returncode == 0
     other = json.dumps({'arm': 'standard', 'seed': 0, 'arm_hash': 'x', 'max_evaluations': 6, 'tags': {'pack': 'trimul'}})
     with open(out / 'runs.jsonl', 'a') as f: f.write(other + '\n')  # a run of a pack this invocation does not replay
