@@ -25,7 +25,9 @@ def _cuda_available() -> bool:
 # Every test that takes 3 s or more, with its seconds on a 2-core machine under `-n 2` (the sum of setup, call and
 # teardown from `python -m pytest -n 2 tests --durations=0`, 2026-12-06, on an otherwise idle machine: the suite took
 # 1283 s then, the listed tests 2074 s of it summed over both workers; a test under 2.5 s is left out, one of 2.5 s to
-# 3 s is listed as 3; handed out one at a time (`pytest_configure` below), the suite took 1116 s). Two uses:
+# 3 s is listed as 3; handed out one at a time (`pytest_configure` below), the suite took 1116 s). Five were cut on
+# 2026-12-07 (28_cost_model, the API-key score test, the three replay-tool tests): their values are the 12-06 ones
+# scaled by the ratio measured for each alone before and after the change. Two uses:
 # - they are started longest first: pytest-xdist hands tests out in collection order, so a long test collected last
 #   keeps one worker busy while the other has nothing left to do;
 # - a test of SLOW_S seconds or more is marked `slow`, so `python -m pytest -n 2 -m "not slow" tests` is a quick
