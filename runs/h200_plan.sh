@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 22's H200 measurements, in order, resumable across calls and sessions. Each step starts only once the one
 # before has finished; state lives in runs/h200/ (tracked in git: commit it after every call) and comes back as
-# $OUT/state.tar.gz. Call: run(command="TOTAL=550 bash runs/h200_plan.sh", carry=[".whl"], kind="nvidia-h200")
+# $OUT/state.tar.gz. Call: run(command="TOTAL=550 bash runs/h200_plan.sh", carry=[".whl"], kind="nvidia-h200",
+# needs_h200=true) (trimul's unfused concat variants need more than an H100's 80 GB: runs/README.md, h100/)
 # then here: tar -xzf /work/.device/N/state.tar.gz -C runs && git add runs/h200 && git commit
 set -uo pipefail
 T0=$(date +%s); TOTAL=${TOTAL:-540}

@@ -1,4 +1,4 @@
-"Exit 0 when a step of runs/h200_plan.sh or h100_plan.sh has finished: plan_done.py noise STATE_DIR | retests STATE_DIR PACK AXIS VALUE | landscape DIR PACK"
+"Exit 0 when a step of runs/h200_plan.sh has finished: plan_done.py noise STATE_DIR | retests STATE_DIR PACK AXIS VALUE"
 import json, sys
 from pathlib import Path
 step, state = sys.argv[1], Path(sys.argv[2])
@@ -13,10 +13,4 @@ if step == "retests":  # plan_done.py retests STATE PACK AXIS VALUE: every varia
     want = {space.variant_id(p) for p in space.points if str(p[axis]) == value}
     got = {r["variant_id"] for r in rows(state / "landscape_h200" / "retest.jsonl") if r["pack"] == pack and str(r["params"].get(axis)) == value}
     print(f"{pack} {axis}={value} retests: {len(got & want)} of {len(want)}"); sys.exit(0 if want <= got else 1)
-if step == "landscape":  # plan_done.py landscape DIR PACK: every variant of PACK has a final result in DIR
-    from gpu_forecasters.search.variants import get_space
-    space = get_space(sys.argv[3])
-    got = {r["variant_id"] for r in rows(state / "measurements.jsonl") if r["status"] != "infra_failure"}
-    want = {space.variant_id(p) for p in space.points}
-    print(f"{sys.argv[3]} landscape: {len(got & want)} of {len(want)} variants measured"); sys.exit(0 if want <= got else 1)
 sys.exit(f"unknown step {step}")
