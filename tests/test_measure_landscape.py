@@ -69,3 +69,17 @@ def test_retest_where_refuses_bad_forms(tmp_path):
                         ('trimul:precision=bf16', 'trimul has no axis precision'), ('trimul:pdtype=bf17', "trimul's axis pdtype has no value bf17")):
         r = run_tool('--out', tmp_path / 'land', '--backend', 'cpu', '--packs', 'trimul', '--retest', '5', '--retest-where', where, cwd=tmp_path)
         assert r.returncode == 2 and says in r.stderr and r.stderr.count('\n') == 1, (where, r.stderr)
+
+def test_a_case_too_big_for_the_device_is_final_other_infra_failures_are_measured_again(tmp_path):
+    "On an 80 GB H100, trimul's unfused fp32 and tf32 variants run out of memory (55 to 61 s each, every rerun): such a row is the variant's result on that device and stays; an infrastructure failure of another kind, and a torn last line, go."
+    from gpu_forecasters.harness import judge_oom_verdict
+    land = load_landscape('h200')
+    rows = [land.rows[v] for v in sorted(land.rows) if v.startswith('trimul/fusion=none,proj=concat,pdtype=fp32')][:3]
+    status, reason, message = judge_oom_verdict(int(25.5 * 2**30), int(79.2 * 2**30))  # what the H100 said
+    assert (status, reason) == ('infra_failure', 'insufficient_device_memory') and 'does not fit this device' in message
+    too_big = {**rows[1], 'status': status, 'reason': reason, 'message': message, 'speedup': None, 'speedup_ci': None}
+    crashed = {**rows[2], 'status': 'infra_failure', 'reason': 'worker_died', 'speedup': None, 'speedup_ci': None}
+    log = tmp_path / 'measurements.jsonl'
+    log.write_text(''.join(json.dumps(r) + '\n' for r in (rows[0], too_big, crashed)) + '{"variant_id": "trimul/torn", "sta')
+    assert _tool().final_ids(log) == {rows[0]['variant_id'], too_big['variant_id']}
+    assert [json.loads(l) for l in log.read_text().splitlines()] == [rows[0], too_big]  # rewritten: the final rows, in order
