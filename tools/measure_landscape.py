@@ -30,10 +30,10 @@ import argparse, hashlib, json, os, random, sys, time
 from pathlib import Path
 
 DEFAULT_PACKS = ("fp8_quant", "trimul", "cross_entropy", "gdn_chunk_fwd_o")
-RETRY_STATUSES = ("infra_failure",)  # measured again by a rerun; every other status is the variant's result,
-DOES_NOT_FIT = "insufficient_device_memory"  # and so is this infrastructure failure: a case too big for the device fails
-# the same way on every rerun there (trimul's unfused fp32 variants on an 80 GB H100, 55 to 61 s each), and a landscape
-# is one device's: on it, that variant cannot be measured, and a live search that reaches it gets the same answer
+RETRY_STATUSES = ("infra_failure",)  # measured again by a rerun; every other status is the variant's result
+# The one infrastructure failure that is a result too: a case too big for the device fails the same way on every rerun
+# there (trimul's unfused fp32 and tf32 variants on an 80 GB H100, 55 to 61 s each), and a landscape is one device's
+DOES_NOT_FIT = "insufficient_device_memory"
 
 def parse_rows(text: str) -> list:
     "The rows of a measurements file's text (a torn last line, from a killed run, is dropped)."
