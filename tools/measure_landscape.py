@@ -32,7 +32,8 @@ from pathlib import Path
 DEFAULT_PACKS = ("fp8_quant", "trimul", "cross_entropy", "gdn_chunk_fwd_o")
 RETRY_STATUSES = ("infra_failure",)  # measured again by a rerun; every other status is the variant's result
 # The one infrastructure failure that is a result too: a case too big for the device fails the same way on every rerun
-# there (trimul's unfused fp32 and tf32 variants on an 80 GB H100, 55 to 61 s each), and a landscape is one device's
+# there (trimul's unfused fp32 and tf32 variants on an 80 GB H100, 55 to 61 s each), and a landscape describes one
+# device. The reason is the one the harness's judge_oom_verdict gives (the test builds its row with it).
 DOES_NOT_FIT = "insufficient_device_memory"
 
 def parse_rows(text: str) -> list:
