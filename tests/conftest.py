@@ -1,6 +1,6 @@
 """Shared test set-up: the suite runs offline and never reaches the Hub, an LLM provider or LiteLLM's price server; each
 test process (and every process it starts) computes on one OpenMP thread."""
-import os
+import os, signal
 
 import pytest
 
@@ -12,6 +12,13 @@ import pytest
 for key, value in {'LITELLM_LOCAL_MODEL_COST_MAP': 'True', 'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1',
                    'MPLBACKEND': 'Agg', 'TOKENIZERS_PARALLELISM': 'false', 'OMP_NUM_THREADS': '1'}.items():
     os.environ.setdefault(key, value)
+
+
+def sigint_as_at_a_terminal():
+    """`preexec_fn` of a CLI child that a test interrupts: Ctrl-C's default action, as at a terminal. A job started with
+    `&` (a CI step run in the background, `nohup pytest ... &`) inherits SIGINT ignored, Python then keeps ignoring it,
+    and the interrupt the test sends would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _cuda_available() -> bool:

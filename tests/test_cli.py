@@ -7,6 +7,7 @@ import csv, json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 from gpu_forecasters.data import SAMPLE_DIR
+from tests.conftest import sigint_as_at_a_terminal
 
 CLI = str(Path(sys.executable).parent / 'gpu-forecasters')
 KEYS = ('tab1_headline', 'paper_summary', 'fig1_calibration', 'fig2_forecast_error', 'fig3_per_pack',
@@ -133,7 +134,8 @@ def test_unwritable_output_dir_fails_before_loading(tmp_path):
 def test_interrupt_exits_130(tmp_path):
     env = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1'}
     proc = subprocess.Popen([CLI, 'metrics', '--output-dir', tmp_path, '--n-bootstrap', '200000'], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_as_at_a_terminal)
     seen = []
     for line in proc.stderr:  # wait until the bootstrap of the first surrogate is under way
         seen.append(line)

@@ -19,6 +19,7 @@ from gpu_forecasters.backends import descendants
 from gpu_forecasters.harness import Evaluation
 from gpu_forecasters.packs.core import get_pack
 from gpu_forecasters.packs.fp8_quant import FP8_SEED_KERNEL
+from tests.conftest import sigint_as_at_a_terminal
 
 CLI = str(Path(sys.executable).parent / 'gpu-forecasters')
 QUICK = json.dumps({'min_iters': 3, 'max_iters': 3, 'max_measured_s': 0.05, 'max_case_wall_s': 0.5, 'warmup_min_calls': 1,
@@ -136,7 +137,7 @@ def test_ctrl_c_exits_130_and_leaves_no_process(tmp_path):
     hang = write(tmp_path / 'hang.py', 'def custom_kernel(data):\n    while True: pass\n')
     env = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1', 'LITELLM_LOCAL_MODEL_COST_MAP': 'True'}
     proc = subprocess.Popen([CLI, 'measure', '--pack', 'fp8_quant', '--candidate', str(hang), '--case-set', 'smoke', '--backend', 'cpu'],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=sigint_as_at_a_terminal)
     deadline, seen = time.time() + 120, {}
     while time.time() < deadline and len(seen) < 2:  # the judge and the candidate's worker
         seen = descendants(proc.pid)

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from gpu_forecasters.data import load_eval_set, read_scoring_output
 from gpu_forecasters.llm_server import ResponseScript, ScriptedLLMServer
+from tests.conftest import sigint_as_at_a_terminal
 
 CLI = str(Path(sys.executable).parent / 'gpu-forecasters')
 VOLATILE = ['elapsed_s']  # the only column that differs between two runs of the same tasks
@@ -16,7 +17,7 @@ VOLATILE = ['elapsed_s']  # the only column that differs between two runs of the
 def start(*args, cwd, env_extra=None):
     env = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1', 'LITELLM_LOCAL_MODEL_COST_MAP': 'True'} | (env_extra or {})
     return subprocess.Popen([CLI, 'score', *map(str, args)], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_at_a_terminal)
 
 def run(*args, cwd, timeout=300, env_extra=None):
     p = start(*args, cwd=cwd, env_extra=env_extra)

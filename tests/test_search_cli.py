@@ -21,6 +21,7 @@ from gpu_forecasters.data import resolve_config_path
 from gpu_forecasters.runbook import EXIT_INTERRUPTED
 from gpu_forecasters.search.driver import SearchDriver, archive_json, config_from_dict, make_providers, search_command
 from gpu_forecasters.search.events import FileEventLog, read_events
+from tests.conftest import sigint_as_at_a_terminal
 
 CLI = str(Path(sys.executable).parent / 'gpu-forecasters')
 ENV = os.environ | {'HF_HUB_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1', 'LITELLM_LOCAL_MODEL_COST_MAP': 'True'}
@@ -254,9 +255,8 @@ def test_ctrl_c_is_one_clean_line_and_the_same_command_resumes(tmp_path):
     assert search_command(config, tmp_path / 'reference') == 0  # uninterrupted, in-process
     run_dir = tmp_path / 'run'
     args = [CLI, 'search', '--config', str(config), '--output-dir', str(run_dir)]
-    # the child starts with the default SIGINT disposition, even under a runner that ignores SIGINT (a background job)
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=sigint_as_at_a_terminal)
     deadline = time.monotonic() + 300  # generous: a loaded machine starts the interpreter slowly
     while not forecasts_in_flight(run_dir / 'events.jsonl'):
         assert proc.poll() is None and time.monotonic() < deadline, 'the search ended before a forecast was in flight'
