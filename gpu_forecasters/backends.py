@@ -4,17 +4,17 @@
 
 # %% auto #0
 __all__ = ['LEDGER_FIELDS', 'PR_SET_DUMPABLE', 'JUDGE_GRACE_S', 'GPU_TYPES', 'GPU_SPECS', 'TORCH_CUDA', 'MODAL_FUNCTION_GRACE_S',
-           'MODAL_CLIENT_GRACE_S', 'BACKENDS', 'TRACEBACK_OPENER', 'CPU_BANNER', 'SANDBOX_OFF_BANNER',
-           'TRIMUL_LEADERBOARD_A100', 'BASELINE_CAVEATS', 'GPU_TAXONOMY', 'VERIFY_STEPS', 'BackendUnavailable',
-           'request_to_json', 'request_from_json', 'candidate_sha256', 'infra_evaluation', 'Backend', 'utc_now',
-           'ledger_line', 'append_ledger', 'kill_tree', 'callable_path', 'import_callable', 'judge_main', 'JudgePool',
-           'CPUBackend', 'foreign_gpu_processes', 'LocalGPUBackend', 'gpu_type', 'gpu_matches', 'modal_evaluate',
-           'ModalApp', 'modal_base_image', 'modal_app', 'ModalBackend', 'get_backend', 'evaluate', 'compare',
-           'Evaluator', 'PackEvaluator', 'load_eval_config', 'format_device_line', 'format_case_table',
-           'format_outcome', 'banners', 'format_evaluation', 'format_comparison', 'pooled_reward', 'format_repeats',
-           'exit_code', 'ProgressReporter', 'finished_text', 'measure_command', 'packs_command', 'geomean_runtime_us',
-           'rank_baselines', 'format_baselines', 'baselines_command', 'noise_summary', 'sandbox_comparison',
-           'verify_gpu', 'verify_gpu_command', 'UnsupportedDevice']
+           'MODAL_CLIENT_GRACE_S', 'BACKENDS', 'CPU_BANNER', 'SANDBOX_OFF_BANNER', 'TRIMUL_LEADERBOARD_A100',
+           'BASELINE_CAVEATS', 'GPU_TAXONOMY', 'VERIFY_STEPS', 'BackendUnavailable', 'request_to_json',
+           'request_from_json', 'candidate_sha256', 'infra_evaluation', 'Backend', 'utc_now', 'ledger_line',
+           'append_ledger', 'kill_tree', 'callable_path', 'import_callable', 'judge_main', 'JudgePool', 'CPUBackend',
+           'foreign_gpu_processes', 'LocalGPUBackend', 'gpu_type', 'gpu_matches', 'modal_evaluate', 'ModalApp',
+           'modal_base_image', 'modal_app', 'ModalBackend', 'get_backend', 'evaluate', 'compare', 'Evaluator',
+           'PackEvaluator', 'load_eval_config', 'format_device_line', 'format_case_table', 'format_outcome', 'banners',
+           'format_evaluation', 'format_comparison', 'pooled_reward', 'format_repeats', 'exit_code', 'ProgressReporter',
+           'finished_text', 'measure_command', 'packs_command', 'geomean_runtime_us', 'rank_baselines',
+           'format_baselines', 'baselines_command', 'noise_summary', 'sandbox_comparison', 'verify_gpu',
+           'verify_gpu_command', 'UnsupportedDevice']
 
 # %% ../nbs/19_backends.ipynb #0cdc4b83
 import contextlib, dataclasses, datetime, hashlib, importlib, json, os, queue, re, signal, sys, threading, time, traceback, warnings
@@ -956,13 +956,13 @@ def format_outcome(ev: Evaluation) -> str:
     text = str(ev.reason) if not detail or detail == ev.reason else detail[:300] if detail.startswith((f"{ev.reason}:", f"{ev.reason};")) else f"{ev.reason}: {detail[:300]}"
     return f"status: {ev.status} (" + (f"case {_short_case(failed.case_id)}: " if failed is not None else "") + f"{text})"
 
-TRACEBACK_OPENER = "Traceback (most recent call last):"
+_TRACEBACK_OPENER = "Traceback (most recent call last):"
 
 def _headline(message: str | None) -> str:
     "A message's first line; where that line opens a traceback (a worker's last output), the exception that ends it instead."
     lines = [l.strip() for l in (message or "").strip().splitlines() if l.strip()]
     if not lines: return ""
-    return lines[0][:-len(TRACEBACK_OPENER)] + lines[-1] if lines[0].endswith(TRACEBACK_OPENER) and len(lines) > 1 else lines[0]
+    return lines[0][:-len(_TRACEBACK_OPENER)] + lines[-1] if lines[0].endswith(_TRACEBACK_OPENER) and len(lines) > 1 else lines[0]
 
 CPU_BANNER = "timings not meaningful: cpu back-end (Triton interpreter, host clock); measure on --backend local or modal"
 SANDBOX_OFF_BANNER = "sandbox off: the candidate ran unconfined, with this machine's files, network and environment (EvalConfig sandbox='off')"

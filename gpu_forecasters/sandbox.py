@@ -215,7 +215,7 @@ def _diagnose(stderr: str) -> str:
     if re.search(r"namespace|uid map|setting up uid|Operation not permitted|No permissions", line, re.I):
         return (f"bubblewrap cannot create namespaces here ({line}): allow unprivileged user namespaces (sysctl "
                 f"kernel.unprivileged_userns_clone=1; on Ubuntu >= 23.10 an AppArmor profile that lets bwrap use them), or run as root")
-    if _root() and re.search(r"No module named|Permission denied|PermissionError", line):
+    if _root() and re.search(r"ModuleNotFoundError|ImportError|PermissionError", line):  # Python's, not bwrap's own
         return (f"a worker runs as a fresh unprivileged uid (the judge is root) and cannot import what it needs ({line}): the "
                 f"interpreter, its packages and the checkout must be readable by other users, and an install made under umask "
                 f"027 or 077 is not (chmod -R o+rX on them)")
@@ -303,7 +303,7 @@ def _check_bwrap(device: str) -> dict:
     probe = ("import importlib.util, sys; from gpu_forecasters.worker import drop_privileges; uid = sys.argv[1]\n"
              "uid != 'none' and drop_privileges(int(uid)); import gpu_forecasters.packs.core\n"
              "torch = importlib.util.find_spec('torch'); torch or sys.exit(\"ModuleNotFoundError: No module named 'torch'\")\n"
-             "open(torch.origin, 'rb').close()")
+             "torch.origin and open(torch.origin, 'rb').close()")
     try: done = subprocess.run(bwrap_argv(SandboxSpec(device), env) + [os.path.abspath(sys.executable), "-c", probe, str(uid).lower()],
                                capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as e: raise SandboxUnavailable(f"{what} a working bwrap at {path}: {e}") from None
