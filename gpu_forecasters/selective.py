@@ -371,7 +371,7 @@ def risk_at(losses,  # (n,) losses in accept order; the first `n_parsed` are the
 def pool_of(ids,  # (n,) comparison ids `{pack}/{h(anchor)}__{h(candidate)}`
            ) -> np.ndarray:  # (n,) pool of each row: the id up to "__"
     "The pool (pack and anchor) of each comparison id."
-    return np.strings.partition(np.asarray(ids, dtype=str), "__")[0]
+    return np.asarray([str(i).partition("__")[0] for i in ids], dtype=str)  # not np.strings: numpy 1.26 lacks it, 2.x fails on []
 
 # %% ../nbs/05_selective.ipynb #3e92d271
 class RegretPools:
